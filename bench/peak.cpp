@@ -1,0 +1,23 @@
+#include "peak.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace ridge_bench {
+
+double measured_fp32_peak_gflops(const std::string& isa) {
+    auto run = isa == "avx512" ? fma_flops_avx512 : fma_flops_avx2;
+    run(200000);  // warm-up: let the core reach its AVX-512 license and clock
+    std::vector<double> rates;
+    for (int rep = 0; rep < 7; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const double flops = run(2000000);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        rates.push_back(flops / s * 1e-9);
+    }
+    std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+    return rates[rates.size() / 2];
+}
+
+}  // namespace ridge_bench

@@ -1,0 +1,16 @@
+// Measured compute roofs. Each function runs `iterations` rounds of independent
+// FMAs and returns the flops it did; callers time it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ridge_bench {
+
+double fma_flops_avx512(int64_t iterations);
+double fma_flops_avx2(int64_t iterations);
+
+// Median GFLOP/s of a few short runs of the given ISA's FMA loop on this thread.
+double measured_fp32_peak_gflops(const std::string& isa);
+
+}  // namespace ridge_bench

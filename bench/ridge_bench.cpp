@@ -1,0 +1,150 @@
+// ridge-bench: ridge's GEMM next to the other BLAS libraries on this machine,
+// in one run, with repetitions randomly interleaved so that the machine's
+// noise hits every library alike. Read medians and ratios, not single times.
+//
+//   ridge-bench [--shapes FILE]... [--libs ridge,openblas,...] [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "peak.h"
+#include "peers.h"
+
+namespace ridge_bench {
+namespace {
+
+struct Shape {
+    int64_t m = 0, n = 0, k = 0;
+    bool ta = false, tb = false;
+    int threads = 1;
+};
+
+// One shape per line: "m n k [NN|NT|TN|TT] [threads]"; '#' starts a comment.
+std::vector<Shape> read_shapes(const std::string& path) {
+    std::vector<Shape> shapes;
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "ridge-bench: cannot read %s\n", path.c_str());
+        std::exit(2);
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream fields(line);
+        Shape s;
+        std::string trans = "NN";
+        if (!(fields >> s.m >> s.n >> s.k)) continue;
+        fields >> trans >> s.threads;
+        s.ta = trans.size() > 0 && trans[0] == 'T';
+        s.tb = trans.size() > 1 && trans[1] == 'T';
+        shapes.push_back(s);
+    }
+    return shapes;
+}
+
+std::vector<float> random_vector(int64_t count, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> v(static_cast<size_t>(count));
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+void bm_gemm_f32(benchmark::State& state, SgemmLibrary* lib, Shape s, double peak_gflops_1t) {
+    lib->set_threads(s.threads);
+    const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k, ldc = s.m;
+    const auto a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
+    auto c = random_vector(s.m * s.n, 3);
+    for (auto _ : state) {
+        lib->sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), ldc);
+        benchmark::ClobberMemory();
+    }
+    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["pct_peak"] = benchmark::Counter(
+        100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
+    lib->set_threads(1);
+}
+
+void bm_peak(benchmark::State& state, std::string isa) {
+    double flops = 0;
+    for (auto _ : state) flops = isa == "avx512" ? fma_flops_avx512(1000000) : fma_flops_avx2(1000000);
+    state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::string shape_name(const Shape& s) {
+    std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    if (s.ta || s.tb) name += std::string("/") + (s.ta ? 'T' : 'N') + (s.tb ? 'T' : 'N');
+    if (s.threads != 1) name += "/t" + std::to_string(s.threads);
+    return name;
+}
+
+bool wanted(const std::string& lib, const std::string& libs) {
+    if (libs.empty()) return true;
+    std::istringstream list(libs);
+    for (std::string item; std::getline(list, item, ',');)
+        if (item == lib) return true;
+    return false;
+}
+
+}  // namespace
+}  // namespace ridge_bench
+
+int main(int argc, char** argv) {
+    using namespace ridge_bench;
+    std::vector<std::string> shape_files;
+    std::string libs;
+    // Defaults that make a noisy machine readable; any flag given later overrides them.
+    std::vector<std::string> args{argv[0], "--benchmark_repetitions=5",
+                                  "--benchmark_enable_random_interleaving=true",
+                                  "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"};
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--shapes" && i + 1 < argc) shape_files.push_back(argv[++i]);
+        else if (a.rfind("--shapes=", 0) == 0) shape_files.push_back(a.substr(9));
+        else if (a == "--libs" && i + 1 < argc) libs = argv[++i];
+        else if (a.rfind("--libs=", 0) == 0) libs = a.substr(7);
+        else args.push_back(a);
+    }
+    if (shape_files.empty()) shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/sgemm.txt");
+
+    const double peak512 = measured_fp32_peak_gflops("avx512");
+    const double peak256 = measured_fp32_peak_gflops("avx2");
+    benchmark::AddCustomContext("peak_fp32_avx512_gflops_1t", std::to_string(peak512));
+    benchmark::AddCustomContext("peak_fp32_avx2_gflops_1t", std::to_string(peak256));
+    const char* isa = std::getenv("RIDGE_ISA");
+    const double ridge_peak = (isa && std::string(isa) == "avx2") ? peak256 : peak512;
+    for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "RIDGE_ISA", "RIDGE_PROFILE"}) {
+        const char* val = std::getenv(v);
+        benchmark::AddCustomContext(std::string("env_") + v, val ? val : "(unset)");
+    }
+
+    benchmark::RegisterBenchmark("BM_peak/fma/avx512/f32", bm_peak, std::string("avx512"))->UseRealTime();
+    benchmark::RegisterBenchmark("BM_peak/fma/avx2/f32", bm_peak, std::string("avx2"))->UseRealTime();
+    for (const std::string& file : shape_files)
+        for (const Shape& s : read_shapes(file))
+            for (SgemmLibrary* lib : sgemm_libraries()) {
+                if (!wanted(lib->name(), libs)) continue;
+                const double peak = lib->name() == "ridge" ? ridge_peak : peak512;
+                const std::string name = "BM_gemm/f32/" + lib->name() + "/" + shape_name(s);
+                benchmark::RegisterBenchmark(name.c_str(), bm_gemm_f32, lib, s, peak)->UseRealTime();
+            }
+    for (SgemmLibrary* lib : sgemm_libraries())
+        benchmark::AddCustomContext("lib_" + lib->name(), lib->details());
+
+    std::vector<char*> cargs;
+    for (std::string& a : args) cargs.push_back(a.data());
+    int cargc = int(cargs.size());
+    benchmark::Initialize(&cargc, cargs.data());
+    if (benchmark::ReportUnrecognizedArguments(cargc, cargs.data())) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

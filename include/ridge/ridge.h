@@ -1,0 +1,72 @@
+/* ridge: native C API.
+ *
+ * Every function returns a ridge_status and never aborts, exits or prints
+ * (RIDGE_VERBOSE=1 in the environment makes the library say what it chose).
+ * Matrices follow BLAS conventions: a layout (column- or row-major), a
+ * transpose flag per operand, and a leading dimension per matrix.
+ * Sizes and leading dimensions are 64-bit. */
+#ifndef RIDGE_RIDGE_H
+#define RIDGE_RIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define RIDGE_API __declspec(dllexport)
+#else
+#define RIDGE_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ridge_status {
+    RIDGE_SUCCESS = 0,
+    RIDGE_INVALID_ARGUMENT = 1, /* nothing was written; see the error handler */
+    RIDGE_OUT_OF_MEMORY = 2,    /* packing buffers could not be allocated; C untouched */
+} ridge_status;
+
+/* Values match CBLAS's enums so callers can cast between them. */
+typedef enum ridge_layout { RIDGE_ROW_MAJOR = 101, RIDGE_COL_MAJOR = 102 } ridge_layout;
+typedef enum ridge_transpose {
+    RIDGE_NO_TRANS = 111,
+    RIDGE_TRANS = 112,
+    RIDGE_CONJ_TRANS = 113 /* same as RIDGE_TRANS for real types */
+} ridge_transpose;
+
+/* C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n.
+ * beta == 0 overwrites C without reading it; alpha == 0 never reads A or B.
+ * On a bad argument: returns RIDGE_INVALID_ARGUMENT, calls the error handler
+ * with the 1-based position of the first bad argument in this signature, and
+ * writes nothing. */
+RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
+                                   ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                   float alpha, const float *a, int64_t lda, const float *b,
+                                   int64_t ldb, float beta, float *c, int64_t ldc);
+
+/* Called on every invalid argument or failed allocation of the native API.
+ * 'function' is e.g. "ridge_sgemm", 'argument' the 1-based position of the
+ * offending parameter (0 when the error is not about one argument).
+ * NULL restores the default, which records the error silently. */
+typedef void (*ridge_error_handler)(ridge_status status, const char *function, int argument,
+                                    const char *message, void *user_data);
+RIDGE_API void ridge_set_error_handler(ridge_error_handler handler, void *user_data);
+
+/* Threads used by calls made from the calling thread: 0 restores the default
+ * (RIDGE_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores).
+ * Inside a caller's OpenMP parallel region ridge always runs on one thread. */
+RIDGE_API void ridge_set_num_threads(int threads);
+RIDGE_API int ridge_get_num_threads(void);
+
+/* The kernel ridge runs for fp32 GEMM on this CPU, e.g. "ukr_f32_gemm_32x12__avx512". */
+RIDGE_API const char *ridge_sgemm_kernel_name(void);
+
+RIDGE_API const char *ridge_status_string(ridge_status status);
+RIDGE_API const char *ridge_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIDGE_RIDGE_H */

@@ -1,0 +1,32 @@
+// Fortran BLAS entry points (gfortran ABI: every argument by reference; the
+// hidden string lengths gfortran appends are not read).
+#include "api/checks.h"
+#include "dispatch/dispatch.h"
+#include "ridge/cblas.h"
+#include "ridge/ridge.h"
+
+extern "C" RIDGE_API void sgemm_(const char* transa, const char* transb, const int* m, const int* n,
+                                 const int* k, const float* alpha, const float* a, const int* lda,
+                                 const float* b, const int* ldb, const float* beta, float* c,
+                                 const int* ldc) {
+    const int info = ridge::sgemm_netlib_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    if (info != 0) {
+        xerbla_("SGEMM ", &info, 6);
+        return;
+    }
+    ridge::GemmArgsF32 g;
+    g.trans_a = ridge::is_trans_char(*transa);
+    g.trans_b = ridge::is_trans_char(*transb);
+    g.m = *m;
+    g.n = *n;
+    g.k = *k;
+    g.alpha = *alpha;
+    g.a = a;
+    g.lda = *lda;
+    g.b = b;
+    g.ldb = *ldb;
+    g.beta = *beta;
+    g.c = c;
+    g.ldc = *ldc;
+    ridge::dispatch_sgemm(g);
+}

@@ -1,0 +1,18 @@
+// Argument checks shared by the Fortran, CBLAS and native entry points.
+#pragma once
+
+#include <cstdint>
+
+namespace ridge {
+
+// BLAS transpose characters: N/n no transpose; T/t and C/c (real types) transpose.
+bool is_trans_char(char c);
+bool is_valid_trans_char(char c);
+
+// netlib SGEMM's checks, in its order, on a column-major call.
+// Returns 0 when all is well, else netlib's parameter number:
+// 1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc.
+int sgemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                      int64_t ldb, int64_t ldc);
+
+}  // namespace ridge

@@ -1,0 +1,127 @@
+// CPUID and XGETBV, read once. The only place that asks the CPU what it can do.
+#include "dispatch/cpu_features.h"
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define RIDGE_X86 1
+#else
+#define RIDGE_X86 0
+#endif
+
+namespace ridge {
+namespace {
+
+#if RIDGE_X86
+struct CpuidRegs {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+CpuidRegs cpuid(unsigned leaf, unsigned subleaf) {
+    CpuidRegs r;
+    __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+    return r;
+}
+
+// XGETBV(0) = XCR0, the register-state components the OS saves on a context switch.
+// Inline asm so this file needs no -mxsave.
+uint64_t read_xcr0() {
+    uint32_t lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (uint64_t(hi) << 32) | lo;
+}
+
+bool bit(unsigned word, int n) { return (word >> n) & 1u; }
+
+CpuFeatures detect() {
+    CpuFeatures f;
+    const unsigned max_leaf = __get_cpuid_max(0, nullptr);
+    if (max_leaf == 0) return f;
+    CpuidRegs v = cpuid(0, 0);
+    char vendor[13] = {};
+    std::memcpy(vendor + 0, &v.ebx, 4);
+    std::memcpy(vendor + 4, &v.edx, 4);
+    std::memcpy(vendor + 8, &v.ecx, 4);
+    f.vendor = vendor;
+
+    CpuidRegs l1 = cpuid(1, 0);
+    const int base_family = (l1.eax >> 8) & 0xf;
+    const int base_model = (l1.eax >> 4) & 0xf;
+    f.family = base_family == 0xf ? base_family + int((l1.eax >> 20) & 0xff) : base_family;
+    f.model = (base_family == 0x6 || base_family == 0xf)
+                  ? base_model + (int((l1.eax >> 16) & 0xf) << 4)
+                  : base_model;
+    f.fma = bit(l1.ecx, 12);
+    f.f16c = bit(l1.ecx, 29);
+    const bool osxsave = bit(l1.ecx, 27);
+    if (osxsave) {
+        const uint64_t xcr0 = read_xcr0();
+        f.os_saves_ymm = (xcr0 & 0x6) == 0x6;    // SSE (bit 1) and AVX (bit 2)
+        f.os_saves_zmm = (xcr0 & 0xe6) == 0xe6;  // plus opmask, ZMM_Hi256, Hi16_ZMM (5-7)
+    }
+    if (max_leaf >= 7) {
+        CpuidRegs l7 = cpuid(7, 0);
+        f.avx2 = bit(l7.ebx, 5);
+        f.avx512f = bit(l7.ebx, 16);
+        f.avx512dq = bit(l7.ebx, 17);
+        f.avx512bw = bit(l7.ebx, 30);
+        f.avx512vl = bit(l7.ebx, 31);
+        if (l7.eax >= 1) f.avx512_bf16 = bit(cpuid(7, 1).eax, 5);
+    }
+    return f;
+}
+#else
+CpuFeatures detect() { return CpuFeatures{}; }
+#endif
+
+}  // namespace
+
+const CpuFeatures& cpu_features() {
+    static const CpuFeatures features = detect();  // thread-safe one-time init (C++11 statics)
+    return features;
+}
+
+bool cpu_supports(Isa isa) {
+    const CpuFeatures& f = cpu_features();
+    switch (isa) {
+        case Isa::ref:
+            return true;
+        case Isa::avx2:
+            return f.avx2 && f.fma && f.os_saves_ymm;
+        case Isa::avx512:
+            return f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.os_saves_zmm;
+    }
+    return false;
+}
+
+Isa best_supported_isa() {
+    if (cpu_supports(Isa::avx512)) return Isa::avx512;
+    if (cpu_supports(Isa::avx2)) return Isa::avx2;
+    return Isa::ref;
+}
+
+const char* isa_name(Isa isa) {
+    switch (isa) {
+        case Isa::ref:
+            return "ref";
+        case Isa::avx2:
+            return "avx2";
+        case Isa::avx512:
+            return "avx512";
+    }
+    return "?";
+}
+
+bool parse_isa(const std::string& text, Isa* out) {
+    for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512}) {
+        if (text == isa_name(isa)) {
+            *out = isa;
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace ridge

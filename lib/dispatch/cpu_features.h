@@ -1,0 +1,32 @@
+// What the CPU and the OS let ridge run, read once from CPUID and XGETBV.
+#pragma once
+
+#include <string>
+
+namespace ridge {
+
+enum class Isa { ref = 0, avx2 = 1, avx512 = 2 };  // ordered: a higher value needs more
+
+struct CpuFeatures {
+    std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
+    int family = 0;      // display family and model, as /proc/cpuinfo shows them
+    int model = 0;
+    bool fma = false, avx2 = false, f16c = false;
+    bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+    bool avx512_bf16 = false;
+    bool os_saves_ymm = false;  // XCR0 bits 1-2: the OS saves SSE and AVX state
+    bool os_saves_zmm = false;  // XCR0 bits 5-7: the OS saves opmask and ZMM state
+};
+
+const CpuFeatures& cpu_features();
+
+// True when the CPU has the instructions of `isa` and the OS has enabled their registers.
+bool cpu_supports(Isa isa);
+
+// The best ISA that is both built into this binary and supported here.
+Isa best_supported_isa();
+
+const char* isa_name(Isa isa);
+bool parse_isa(const std::string& text, Isa* out);
+
+}  // namespace ridge

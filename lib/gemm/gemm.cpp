@@ -1,0 +1,33 @@
+// After the API layer has checked and normalized: the cases that need no
+// multiplication, then the blocked path.
+#include <cstdint>
+
+#include "gemm/gemm.h"
+
+namespace ridge {
+namespace {
+
+// C = beta * C; beta == 0 writes zeros without reading C (netlib: a NaN in C does not survive).
+void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
+    if (beta == 1.0f) return;
+    for (int64_t j = 0; j < n; ++j) {
+        float* cj = c + j * ldc;
+        if (beta == 0.0f)
+            for (int64_t i = 0; i < m; ++i) cj[i] = 0.0f;
+        else
+            for (int64_t i = 0; i < m; ++i) cj[i] *= beta;
+    }
+}
+
+}  // namespace
+
+ridge_status gemm_f32(const GemmArgsF32& g, const GemmPlan& plan) {
+    if (g.m == 0 || g.n == 0) return RIDGE_SUCCESS;
+    if (g.alpha == 0.0f || g.k == 0) {  // A and B are never read
+        scale_c(g.m, g.n, g.beta, g.c, g.ldc);
+        return RIDGE_SUCCESS;
+    }
+    return gemm_blocked_f32(g, plan);
+}
+
+}  // namespace ridge

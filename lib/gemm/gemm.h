@@ -1,0 +1,39 @@
+// The driver's interface: one column-major problem, one plan for running it.
+#pragma once
+
+#include <cstdint>
+
+#include "dispatch/registry.h"
+#include "ridge/ridge.h"
+#include "tuning/blocking.h"
+
+namespace ridge {
+
+// C = alpha * op(A) * op(B) + beta * C, all column-major (the API layer has
+// already mapped row-major onto this by swapping operands).
+struct GemmArgsF32 {
+    bool trans_a = false, trans_b = false;
+    int64_t m = 0, n = 0, k = 0;
+    float alpha = 1.0f;
+    const float* a = nullptr;
+    int64_t lda = 1;
+    const float* b = nullptr;
+    int64_t ldb = 1;
+    float beta = 0.0f;
+    float* c = nullptr;
+    int64_t ldc = 1;
+};
+
+struct GemmPlan {
+    const GemmKernel* kernel = nullptr;
+    BlockingParams blocking;  // MR and NR equal the kernel's
+    int threads = 1;
+};
+
+// Everything after argument checking: quick returns, alpha == 0, then the blocked path.
+ridge_status gemm_f32(const GemmArgsF32& args, const GemmPlan& plan);
+
+// The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
+ridge_status gemm_blocked_f32(const GemmArgsF32& args, const GemmPlan& plan);
+
+}  // namespace ridge

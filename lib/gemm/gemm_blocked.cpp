@@ -1,0 +1,182 @@
+// The five loops around the microkernel (Goto and van de Geijn; BLIS).
+//
+//   jc: NC columns of B and C      the packed KC x NC panel of B lives in L3
+//   pc: KC deep                    pack B; beta applies only at pc == 0
+//   ic: MC rows of A and C         the packed MC x KC block of A lives in L2
+//   jr: NR columns                 one KC x NR micro-panel of B lives in L1
+//   ir: MR rows                    the microkernel: an MR x NR tile of C in registers
+//
+// Threads split jc's B packing, ic and jr, never pc: every element of C sees
+// the same sequence of KC-deep partial sums in the same order whatever the
+// thread count, so results are bit-identical for any number of threads.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gemm/gemm.h"
+#include "gemm/pack.h"
+#include "gemm/workspace.h"
+
+namespace ridge {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t x, int64_t multiple) { return ceil_div(x, multiple) * multiple; }
+
+// Largest tile any registered kernel uses (32 x 12 today), for the edge scratch tile.
+constexpr int64_t kMaxTileFloats = 32 * 32;
+
+// [first, last) of `count` items for member `index` of `parts` equal shares.
+struct Range {
+    int64_t first, last;
+};
+Range share(int64_t count, int parts, int index) {
+    const int64_t base = count / parts, extra = count % parts;
+    const int64_t first = index * base + std::min<int64_t>(index, extra);
+    return {first, first + base + (index < extra ? 1 : 0)};
+}
+
+// How the team of threads divides the work; the same for every thread.
+struct Schedule {
+    int threads = 1;
+    int ic_ways = 1;  // groups of threads, each with its own block of A
+    int jr_ways = 1;  // threads within a group, splitting the NR panels of the block
+    int64_t mc = 0;   // rows per block of A (a multiple of MR, at most MC)
+    int64_t blocks_per_group = 0;
+    int64_t kc_max = 0, nc_max = 0;
+};
+
+Schedule make_schedule(const GemmArgsF32& g, const BlockingParams& bp, int threads) {
+    Schedule s;
+    s.threads = threads;
+    // Split rows when every group gets at least two MR panels; else split the NR panels.
+    s.ic_ways = g.m >= int64_t{threads} * 2 * bp.MR ? threads : 1;
+    s.jr_ways = threads / s.ic_ways;
+    // Equal blocks: the fewest blocks of at most MC rows per group, evenly sized,
+    // so no group is left with a thin remainder block.
+    s.blocks_per_group = ceil_div(g.m, bp.MC * s.ic_ways);
+    s.mc = round_up(ceil_div(g.m, s.blocks_per_group * s.ic_ways), bp.MR);
+    s.kc_max = std::min(bp.KC, g.k);
+    s.nc_max = std::min(round_up(bp.NC, bp.NR), round_up(g.n, bp.NR));
+    return s;
+}
+
+struct Buffers {
+    float* packed_b;  // kc_max x nc_max, shared by the team
+    float* packed_a;  // ic_ways blocks of mc x kc_max, one per group
+};
+
+// An MR x NR tile at the edge of C: run the full kernel on a scratch tile so
+// nothing outside C is read or written, with the same arithmetic as a full tile.
+void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const float* a, const float* b,
+               float beta, float* c, int64_t ldc, int64_t mr, int64_t nr) {
+    alignas(64) float tile[kMaxTileFloats] = {};
+    if (beta != 0.0f)
+        for (int64_t j = 0; j < nr; ++j) std::memcpy(tile + j * ker.MR, c + j * ldc, mr * sizeof(float));
+    ker.ukr_f32(kc, alpha, a, b, beta, tile, ker.MR);
+    for (int64_t j = 0; j < nr; ++j) std::memcpy(c + j * ldc, tile + j * ker.MR, mr * sizeof(float));
+}
+
+// Loops jr and ir over one packed block of A (mc x kc) and one packed panel of B (kc x nc).
+void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, float alpha,
+                  const float* packed_a, const float* packed_b, float beta, float* c, int64_t ldc,
+                  Range jr_panels) {
+    const int64_t MR = ker.MR, NR = ker.NR;
+    for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
+        const int64_t nr = std::min(NR, nc - jp * NR);
+        const float* b = packed_b + jp * NR * kc;
+        for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
+            const int64_t mr = std::min(MR, mc - i0);
+            const float* a = packed_a + i0 * kc;
+            float* cij = c + i0 + jp * NR * ldc;
+            if (mr == MR && nr == NR)
+                ker.ukr_f32(kc, alpha, a, b, beta, cij, ldc);
+            else
+                edge_tile(ker, kc, alpha, a, b, beta, cij, ldc, mr, nr);
+        }
+    }
+}
+
+// The body every thread of the team runs; `tid` in [0, s.threads).
+void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf, int tid) {
+    const int64_t MR = ker.MR, NR = ker.NR;
+    const int group = tid / s.jr_ways;
+    const int member = tid % s.jr_ways;
+    float* my_packed_a = buf.packed_a + group * s.mc * s.kc_max;
+    const MatrixView A{g.a, g.lda, g.trans_a};
+    const MatrixView B{g.b, g.ldb, g.trans_b};
+
+    for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
+        const int64_t nc = std::min(s.nc_max, g.n - jc);
+        const int64_t b_panels = ceil_div(nc, NR);
+        for (int64_t pc = 0; pc < g.k; pc += s.kc_max) {  // pc: one KC-deep rank update
+            const int64_t kc = std::min(s.kc_max, g.k - pc);
+            const float beta = pc == 0 ? g.beta : 1.0f;
+
+            const Range my_b = share(b_panels, s.threads, tid);
+            const MatrixView b_block{B.trans ? B.data + jc + pc * B.ld : B.data + pc + jc * B.ld, B.ld, B.trans};
+            pack_b_f32_panels(b_block, kc, nc, NR, my_b.first, my_b.last, buf.packed_b);
+#pragma omp barrier
+
+            for (int64_t blk = 0; blk < s.blocks_per_group; ++blk) {  // ic: the A block in L2
+                const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
+                const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
+                const MatrixView a_block{A.trans ? A.data + pc + ic * A.ld : A.data + ic + pc * A.ld, A.ld, A.trans};
+                const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
+                if (mc > 0) pack_a_f32_panels(a_block, mc, kc, MR, my_a.first, my_a.last, my_packed_a);
+                if (s.jr_ways > 1) {
+#pragma omp barrier
+                }
+                if (mc > 0)
+                    macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
+                                 g.c + ic + jc * g.ldc, g.ldc, share(b_panels, s.jr_ways, member));
+                if (s.jr_ways > 1) {
+#pragma omp barrier
+                }
+            }
+#pragma omp barrier
+        }
+    }
+}
+
+}  // namespace
+
+ridge_status gemm_blocked_f32(const GemmArgsF32& g, const GemmPlan& plan) {
+    const GemmKernel& ker = *plan.kernel;
+    const BlockingParams& bp = plan.blocking;
+    const Schedule s = make_schedule(g, bp, std::max(1, plan.threads));
+
+    Workspace& ws = this_thread_workspace();
+    Buffers buf;
+    buf.packed_b = ws.packed_b.reserve(size_t(s.kc_max * s.nc_max));
+    buf.packed_a = ws.packed_a.reserve(size_t(s.ic_ways * s.mc * s.kc_max));
+    if (buf.packed_b == nullptr || buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+
+    if (s.threads == 1) {
+        run_thread(g, ker, s, buf, 0);
+        return RIDGE_SUCCESS;
+    }
+    bool short_team = false;
+#pragma omp parallel num_threads(s.threads)
+    {
+        // OpenMP may give fewer threads than asked (OMP_DYNAMIC, thread limits):
+        // then the schedule does not fit the team, and one thread does all the work.
+        if (omp_get_num_threads() == s.threads) {
+            run_thread(g, ker, s, buf, omp_get_thread_num());
+        } else {
+#pragma omp single
+            short_team = true;
+        }
+    }
+    if (short_team) {
+        const Schedule one = make_schedule(g, bp, 1);
+        const Buffers one_buf{ws.packed_b.reserve(size_t(one.kc_max * one.nc_max)),
+                              ws.packed_a.reserve(size_t(one.mc * one.kc_max))};
+        if (one_buf.packed_b == nullptr || one_buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+        run_thread(g, ker, one, one_buf, 0);
+    }
+    return RIDGE_SUCCESS;
+}
+
+}  // namespace ridge

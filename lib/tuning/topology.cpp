@@ -1,0 +1,114 @@
+// hwloc reads the caches; the rules below decide whether to believe it.
+// Virtual machines report odd caches (this project's VMs report a 480-508 MiB
+// L3 per core, and associativity 0), so every figure is checked and a bad one
+// is replaced by a fallback whose origin is recorded in `source`.
+#include "tuning/topology.h"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <string>
+
+namespace ridge {
+namespace {
+
+constexpr int64_t KiB = 1024;
+constexpr int64_t MiB = 1024 * KiB;
+
+// Largest per-core share of each level among shipping x86-64 cores (2024):
+// L1d 64 KiB, L2 4 MiB (some Intel E-core clusters share 4 MiB), L3 per core
+// 32 MiB (a 3D V-Cache Zen with 96 MiB over 8 cores is 12 MiB; 32 leaves room).
+// A figure above these is a VM or firmware artifact.
+constexpr int64_t kMaxShare[4] = {0, 64 * KiB, 4 * MiB, 32 * MiB};
+constexpr int64_t kMinSize[4] = {0, 4 * KiB, 64 * KiB, 256 * KiB};
+
+bool power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+// Why `c` (one core's share of level `c.level`) cannot be used; empty when it can.
+std::string why_unusable(const RawCache& c, int64_t share) {
+    if (c.size_bytes <= 0) return "size missing";
+    if (share < kMinSize[c.level]) return "per-core size " + std::to_string(share) + " B too small";
+    if (share > kMaxShare[c.level])
+        return "per-core size " + std::to_string(share / KiB) + " KiB larger than any real core's";
+    if (c.ways <= 0) return "associativity " + std::to_string(c.ways);
+    if (!power_of_two(c.line_bytes) || c.line_bytes < 16 || c.line_bytes > 256)
+        return "line size " + std::to_string(c.line_bytes);
+    return "";
+}
+
+}  // namespace
+
+CacheLevel fallback_l1() { return {1, 32 * KiB, 8, 64, 1, "fallback"}; }
+CacheLevel fallback_l2() { return {2, 1 * MiB, 16, 64, 1, "fallback"}; }
+CacheLevel fallback_l3() { return {3, 4 * MiB, 16, 64, 1, "fallback"}; }
+
+CacheTopology checked_topology(const std::vector<RawCache>& raw) {
+    CacheTopology topo;
+    CacheLevel* slots[4] = {nullptr, &topo.l1, &topo.l2, &topo.l3};
+    const CacheLevel fallbacks[4] = {{}, fallback_l1(), fallback_l2(), fallback_l3()};
+    for (int level = 1; level <= 3; ++level) {
+        const auto it = std::find_if(raw.begin(), raw.end(),
+                                     [&](const RawCache& c) { return c.level == level; });
+        std::string why = "not reported";
+        if (it != raw.end()) {
+            const int64_t share = it->size_bytes / std::max(1, it->cores_sharing);
+            why = why_unusable(*it, share);
+            if (why.empty()) {
+                *slots[level] = {level, share, it->ways, it->line_bytes, it->cores_sharing, "hwloc"};
+                continue;
+            }
+        }
+        *slots[level] = fallbacks[level];
+        slots[level]->source = "fallback (hwloc: " + why + ")";
+        topo.notes.push_back("L" + std::to_string(level) + ": hwloc " + why + "; using " +
+                             std::to_string(fallbacks[level].size_bytes / KiB) + " KiB " +
+                             std::to_string(fallbacks[level].ways) + "-way");
+    }
+    // Inclusion order: a level smaller than the one below it is wrong; the larger level
+    // is the suspect (VMs inflate, they rarely shrink).
+    for (int level = 2; level <= 3; ++level) {
+        if (slots[level]->size_bytes < slots[level - 1]->size_bytes) {
+            topo.notes.push_back("L" + std::to_string(level) + " smaller than L" +
+                                 std::to_string(level - 1) + "; using the fallback");
+            const std::string why = "smaller than L" + std::to_string(level - 1);
+            *slots[level] = fallbacks[level];
+            slots[level]->size_bytes = std::max(slots[level]->size_bytes, slots[level - 1]->size_bytes * 2);
+            slots[level]->source = "fallback (" + why + ")";
+        }
+    }
+    return topo;
+}
+
+std::vector<RawCache> read_hwloc_caches() {
+    std::vector<RawCache> out;
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology) != 0) return out;
+    if (hwloc_topology_load(topology) != 0) {
+        hwloc_topology_destroy(topology);
+        return out;
+    }
+    // Walk up from the first core's first PU: the caches that core sees, innermost first.
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0);
+    for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj; obj = obj->parent) {
+        if (!hwloc_obj_type_is_dcache(obj->type) || obj->attr == nullptr) continue;
+        const auto& attr = obj->attr->cache;
+        if (attr.type == HWLOC_OBJ_CACHE_INSTRUCTION) continue;
+        RawCache c;
+        c.level = static_cast<int>(attr.depth);
+        c.size_bytes = static_cast<int64_t>(attr.size);
+        c.ways = attr.associativity;  // -1 means fully associative, 0 unknown
+        c.line_bytes = static_cast<int>(attr.linesize);
+        c.cores_sharing = std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(topology, obj->cpuset,
+                                                                             HWLOC_OBJ_CORE));
+        out.push_back(c);
+    }
+    hwloc_topology_destroy(topology);
+    return out;
+}
+
+const CacheTopology& machine_topology() {
+    static const CacheTopology topo = checked_topology(read_hwloc_caches());
+    return topo;
+}
+
+}  // namespace ridge

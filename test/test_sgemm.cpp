@@ -1,0 +1,38 @@
+// ridge_sgemm against the double reference on random shapes, all transposes and layouts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "reference.h"
+#include "ridge/ridge.h"
+
+using namespace ridge_test;
+
+namespace {
+
+void check_col_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, float beta,
+                     uint32_t seed) {
+    std::mt19937 rng(seed);
+    const int64_t lda = (ta ? k : m) + 3, ldb = (tb ? n : k) + 1, ldc = m + 2;
+    auto a = random_matrix(lda * (ta ? m : k), rng);
+    auto b = random_matrix(ldb * (tb ? k : n), rng);
+    auto c = random_matrix(ldc * n, rng);
+    std::vector<double> expect(c.begin(), c.end());
+    reference_gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, expect, ldc);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, ta ? RIDGE_TRANS : RIDGE_NO_TRANS,
+                                         tb ? RIDGE_TRANS : RIDGE_NO_TRANS, m, n, k, alpha,
+                                         a.data(), lda, b.data(), ldb, beta, c.data(), ldc));
+    const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i)
+            ASSERT_NEAR(expect[i + j * ldc], c[i + j * ldc], bound)
+                << "i=" << i << " j=" << j << " m=" << m << " n=" << n << " k=" << k;
+}
+
+}  // namespace
+
+TEST(Sgemm, SquareAndRectangular) {
+    for (int64_t s : {1, 7, 32, 33, 100, 257})
+        for (bool ta : {false, true})
+            for (bool tb : {false, true}) check_col_major(ta, tb, s, s + 5, s + 3, 1.5f, 0.5f, 42);
+}
