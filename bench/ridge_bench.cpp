@@ -16,6 +16,7 @@
 
 #include "peak.h"
 #include "peers.h"
+#include "ukr_bench.h"
 
 namespace ridge_bench {
 namespace {
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
 
     benchmark::RegisterBenchmark("BM_peak/fma/avx512/f32", bm_peak, std::string("avx512"))->UseRealTime();
     benchmark::RegisterBenchmark("BM_peak/fma/avx2/f32", bm_peak, std::string("avx2"))->UseRealTime();
+    register_ukr_benchmarks();
     for (const std::string& file : shape_files)
         for (const Shape& s : read_shapes(file))
             for (SgemmLibrary* lib : sgemm_libraries()) {

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Summarize ridge-bench JSON (--benchmark_out=FILE): one row per shape, median
+GFLOP/s per library, ridge's percent of peak and its ratio to the best peer."""
+import json
+import re
+import sys
+from collections import OrderedDict
+
+
+def main(path):
+    data = json.load(open(path))
+    ctx = data.get("context", {})
+    rows = OrderedDict()
+    libs = []
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        m = re.match(r"BM_(gemm|gemv)/(\w+)/(\w+)/(.+?)(/real_time)?$", b["run_name"])
+        if not m:
+            continue
+        kind, dtype, lib, shape = m.group(1), m.group(2), m.group(3), m.group(4)
+        key = f"{kind} {dtype} {shape}"
+        rows.setdefault(key, {})[lib] = (b["FLOPS"] / 1e9, b.get("pct_peak"))
+        if lib not in libs:
+            libs.append(lib)
+    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "lib_openblas", "lib_blis",
+              "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
+        if k in ctx:
+            print(f"# {k}: {ctx[k]}")
+    header = f"{'shape':32s}" + "".join(f"{l:>10s}" for l in libs) + f"{'ridge %pk':>10s}{'vs best':>9s}"
+    print(header)
+    for key, per_lib in rows.items():
+        line = f"{key:32s}"
+        for lib in libs:
+            line += f"{per_lib[lib][0]:10.1f}" if lib in per_lib else f"{'-':>10s}"
+        if "ridge" in per_lib:
+            gf, pct = per_lib["ridge"]
+            peers = [v[0] for l, v in per_lib.items() if l != "ridge"]
+            line += f"{pct:10.1f}" if pct is not None else f"{'':10s}"
+            line += f"{gf / max(peers):9.2f}" if peers else ""
+        print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,4 @@
+#pragma once
+namespace ridge_bench {
+void register_ukr_benchmarks();
+}
