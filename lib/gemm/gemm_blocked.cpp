@@ -115,16 +115,17 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
             const float beta = pc == 0 ? g.beta : 1.0f;
 
             const Range my_b = share(b_panels, s.threads, tid);
-            const MatrixView b_block{B.trans ? B.data + jc + pc * B.ld : B.data + pc + jc * B.ld, B.ld, B.trans};
-            pack_b_f32_panels(b_block, kc, nc, NR, my_b.first, my_b.last, buf.packed_b);
+            pack_b_f32_panels(ker.pack_panel, offset(B, pc, jc), kc, nc, NR, my_b.first, my_b.last,
+                              buf.packed_b);
 #pragma omp barrier
 
             for (int64_t blk = 0; blk < s.blocks_per_group; ++blk) {  // ic: the A block in L2
                 const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
-                const MatrixView a_block{A.trans ? A.data + pc + ic * A.ld : A.data + ic + pc * A.ld, A.ld, A.trans};
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
-                if (mc > 0) pack_a_f32_panels(a_block, mc, kc, MR, my_a.first, my_a.last, my_packed_a);
+                if (mc > 0)
+                    pack_a_f32_panels(ker.pack_panel, offset(A, ic, pc), mc, kc, MR, my_a.first,
+                                      my_a.last, my_packed_a);
                 if (s.jr_ways > 1) {
 #pragma omp barrier
                 }

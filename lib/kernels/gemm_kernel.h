@@ -14,11 +14,24 @@ namespace ridge {
 using GemmUkrF32 = void (*)(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
                             float beta, float* c, int64_t ldc);
 
+// Packs one panel of a matrix X for the microkernel: `width` rows (MR for A,
+// NR for B) over kc steps, dst[p*width + i] = X(i, p) for i < rows and 0 for
+// rows <= i < width. X(i, p) = src[i + p*ld] when rows_contiguous (each k step
+// is a contiguous run of rows), else src[p + i*ld] (each row contiguous along k).
+// A panel is X = op(A); a B panel is X = op(B)^T, its rows being columns of op(B).
+// dst is 64-byte aligned.
+using PackPanelF32 = void (*)(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                              int64_t kc, int64_t width, float* dst);
+
 // Declarations of the kernels the registry knows (one definition per file in lib/kernels).
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const float* a_panel,
                                 const float* b_panel, float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
                              float beta, float* c, int64_t ldc);
+void pack_panel_f32__avx512(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                            int64_t kc, int64_t width, float* dst);
+void pack_panel_f32__ref(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                         int64_t kc, int64_t width, float* dst);
 void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
                            float beta, float* c, int64_t ldc);
 
