@@ -19,6 +19,7 @@ struct GemmKernel {
     int NR;
     GemmUkrF32 ukr_f32;
     PackPanelF32 pack_panel;  // packs A and B panels for this kernel
+    GemmSmallUkrF32 small_f32;  // unpacked tile kernel for small problems; may be null
     // The FMA pipeline this kernel is written for (Low et al. 2016, section 4):
     // it needs MR*NR/lanes >= fma_latency * fma_ports independent accumulators.
     int lanes;  // fp32 lanes per vector register

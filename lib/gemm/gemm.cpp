@@ -27,6 +27,7 @@ ridge_status gemm_f32(const GemmArgsF32& g, const GemmPlan& plan) {
         scale_c(g.m, g.n, g.beta, g.c, g.ldc);
         return RIDGE_SUCCESS;
     }
+    if (plan.small_path) return gemm_small_f32(g, *plan.kernel);
     return gemm_blocked_f32(g, plan);
 }
 

@@ -28,10 +28,14 @@ struct GemmPlan {
     const GemmKernel* kernel = nullptr;
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
+    bool small_path = false;  // take gemm_small_f32 (kernel->small_f32 must exist)
 };
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
 ridge_status gemm_f32(const GemmArgsF32& args, const GemmPlan& plan);
+
+// Small problems: the kernel reads A and B in place (A packed only when transposed).
+ridge_status gemm_small_f32(const GemmArgsF32& args, const GemmKernel& kernel);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
 ridge_status gemm_blocked_f32(const GemmArgsF32& args, const GemmPlan& plan);

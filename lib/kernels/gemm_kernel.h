@@ -23,11 +23,24 @@ using GemmUkrF32 = void (*)(int64_t kc, float alpha, const float* a_panel, const
 using PackPanelF32 = void (*)(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,
                               int64_t kc, int64_t width, float* dst);
 
+// Small-problem kernel: one tile of at most MR x NR of C computed from A and B
+// in place, no packing (see gemm_small.cpp). op(A) column p starts at
+// a + p*a_step with rows contiguous; op(B)(p, j) = b[p*b_step + j*b_col].
+//   C[0:mr, 0:nr] = alpha * op(A)[0:mr, 0:k] * op(B)[0:k, 0:nr] + beta * C
+// beta == 0 means C is written, never read. Nothing outside mr x nr is touched.
+using GemmSmallUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a,
+                                 int64_t a_step, const float* b, int64_t b_step, int64_t b_col,
+                                 float beta, float* c, int64_t ldc);
+
 // Declarations of the kernels the registry knows (one definition per file in lib/kernels).
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const float* a_panel,
                                 const float* b_panel, float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
                              float beta, float* c, int64_t ldc);
+void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float alpha,
+                                      const float* a, int64_t a_step, const float* b,
+                                      int64_t b_step, int64_t b_col, float beta, float* c,
+                                      int64_t ldc);
 void pack_panel_f32__avx512(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,
                             int64_t kc, int64_t width, float* dst);
 void pack_panel_f32__ref(const float* src, int64_t ld, bool rows_contiguous, int64_t rows,

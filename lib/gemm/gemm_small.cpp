@@ -1,0 +1,44 @@
+// Small problems: no packing of B, none of A unless it is transposed.
+// j outer, i inner: the k x NR columns of B stay in L1 while the tiles of A
+// pass by; the whole problem is small enough to live in L1/L2 (see
+// dispatch.cpp for when this path is taken). One thread: a small problem
+// does not pay for waking a second one.
+#include <algorithm>
+
+#include "gemm/gemm.h"
+#include "gemm/pack.h"
+#include "gemm/workspace.h"
+
+namespace ridge {
+
+ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
+    const int64_t MR = ker.MR, NR = ker.NR;
+    // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
+    // already that (column p at a + p*lda); transposed A is packed into MR-row
+    // panels first, where column p of panel q is at panel + p*MR.
+    const float* packed_a = nullptr;
+    if (g.trans_a) {
+        const int64_t panels = (g.m + MR - 1) / MR;
+        float* buf = this_thread_workspace().packed_a.reserve(size_t(panels * MR * g.k));
+        if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
+        pack_a_f32_panels(ker.pack_panel, MatrixView{g.a, g.lda, true}, g.m, g.k, MR, 0, panels, buf);
+        packed_a = buf;
+    }
+    // op(B)(p, j) = b[p*b_step + j*b_col]
+    const int64_t b_step = g.trans_b ? g.ldb : 1;
+    const int64_t b_col = g.trans_b ? 1 : g.ldb;
+    for (int64_t j0 = 0; j0 < g.n; j0 += NR) {
+        const int64_t nr = std::min(NR, g.n - j0);
+        const float* b = g.b + j0 * b_col;
+        for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
+            const int64_t mr = std::min(MR, g.m - i0);
+            const float* a = packed_a ? packed_a + i0 * g.k : g.a + i0;
+            const int64_t a_step = packed_a ? MR : g.lda;
+            ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta,
+                          g.c + i0 + j0 * g.ldc, g.ldc);
+        }
+    }
+    return RIDGE_SUCCESS;
+}
+
+}  // namespace ridge

@@ -1,0 +1,222 @@
+// What the suites share: matrices inside guarded buffers (so a test can prove
+// nothing outside a matrix was written), a layout-aware double reference, the
+// comparison of a result against it, and the seed every random test starts from.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reference.h"
+
+namespace ridge_test {
+
+// The seed of every random test: RIDGE_TEST_SEED when set (to replay a failure),
+// else a fixed value so that a run is reproducible by default.
+inline uint32_t test_seed() {
+    const char* s = std::getenv("RIDGE_TEST_SEED");
+    return (s != nullptr && *s != '\0') ? uint32_t(std::strtoul(s, nullptr, 10)) : 20240611u;
+}
+
+// "seed=N (set RIDGE_TEST_SEED=N to replay)", for SCOPED_TRACE in every random test.
+inline std::string seed_note(uint32_t seed) {
+    return "seed=" + std::to_string(seed) + " (RIDGE_TEST_SEED=" + std::to_string(seed) + " replays)";
+}
+
+// A quiet NaN whose payload no arithmetic produces: written around and between
+// matrices, any write there (even of another NaN) changes these exact bits.
+inline float sentinel() {
+    const uint32_t bits = 0x7fc0beefu;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+inline bool same_bits(float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+inline float quiet_nan() { return std::numeric_limits<float>::quiet_NaN(); }
+
+// Storage of a matrix in either layout: `outer` lines (columns when column-major,
+// rows when row-major) of `ld` floats, of which the first `inner` are the matrix.
+struct Extent {
+    int64_t inner, outer;
+};
+inline Extent extent(bool row_major, int64_t rows, int64_t cols) {
+    return row_major ? Extent{cols, rows} : Extent{rows, cols};
+}
+
+// Offset of element (i, j) of a matrix in the given layout.
+inline int64_t offset_of(bool row_major, int64_t ld, int64_t i, int64_t j) {
+    return row_major ? i * ld + j : i + j * ld;
+}
+
+// A matrix inside a buffer with `guard` floats before and after its storage.
+// The default guard is odd so the matrix starts at an address that is only
+// 4-byte aligned: the library must not assume more of a caller's pointer.
+class Guarded {
+public:
+    Guarded(Extent e, int64_t ld, int64_t guard = 37)
+        : inner_(e.inner), outer_(e.outer), ld_(ld), guard_(guard),
+          buf_(size_t(2 * guard + ld * e.outer), sentinel()) {
+        saved_ = buf_;
+    }
+
+    float* data() { return buf_.data() + guard_; }
+    const float* data() const { return buf_.data() + guard_; }
+    int64_t ld() const { return ld_; }
+    int64_t inner() const { return inner_; }
+    int64_t outer() const { return outer_; }
+    float& at(int64_t in, int64_t out) { return data()[in + out * ld_]; }
+    float at(int64_t in, int64_t out) const { return data()[in + out * ld_]; }
+    float saved_at(int64_t in, int64_t out) const { return saved_[size_t(guard_ + in + out * ld_)]; }
+
+    // The matrix uniform in [-1, 1]; leading-dimension padding and guards keep the sentinel.
+    void fill_random(std::mt19937& rng) {
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        for (int64_t o = 0; o < outer_; ++o)
+            for (int64_t i = 0; i < inner_; ++i) at(i, o) = dist(rng);
+        snapshot();
+    }
+    // Every element of the matrix set to `v` (e.g. NaN), padding and guards untouched.
+    void fill(float v) {
+        for (int64_t o = 0; o < outer_; ++o)
+            for (int64_t i = 0; i < inner_; ++i) at(i, o) = v;
+        snapshot();
+    }
+    // What later checks compare against.
+    void snapshot() { saved_ = buf_; }
+
+    // Nothing outside the inner x outer matrix (padding, guards) changed, bit for bit.
+    ::testing::AssertionResult untouched_outside() const { return compare(false); }
+    // Nothing at all changed, bit for bit.
+    ::testing::AssertionResult untouched() const { return compare(true); }
+
+private:
+    bool in_matrix(int64_t index) const {
+        const int64_t rel = index - guard_;
+        if (rel < 0 || rel >= ld_ * outer_) return false;
+        return rel % ld_ < inner_;
+    }
+    ::testing::AssertionResult compare(bool whole) const {
+        for (int64_t idx = 0; idx < int64_t(buf_.size()); ++idx) {
+            if (!whole && in_matrix(idx)) continue;
+            if (!same_bits(buf_[size_t(idx)], saved_[size_t(idx)])) {
+                const int64_t rel = idx - guard_;
+                std::ostringstream os;
+                os << "float " << rel << " relative to the matrix start (ld=" << ld_
+                   << ", inner=" << inner_ << ", outer=" << outer_ << ") changed from "
+                   << saved_[size_t(idx)] << " to " << buf_[size_t(idx)];
+                if (rel < 0 || rel >= ld_ * outer_) os << " [guard band]";
+                else if (rel % ld_ >= inner_) os << " [leading-dimension padding]";
+                return ::testing::AssertionFailure() << os.str();
+            }
+        }
+        return ::testing::AssertionSuccess();
+    }
+
+    int64_t inner_, outer_, ld_, guard_;
+    std::vector<float> buf_, saved_;
+};
+
+// One GEMM call as a caller writes it, in either layout.
+struct Call {
+    bool row_major = false;
+    bool ta = false, tb = false;
+    int64_t m = 0, n = 0, k = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    int64_t lda_pad = 0, ldb_pad = 0, ldc_pad = 0;  // added to the smallest legal ld
+
+    Extent a_extent() const { return extent(row_major, ta ? k : m, ta ? m : k); }
+    Extent b_extent() const { return extent(row_major, tb ? n : k, tb ? k : n); }
+    Extent c_extent() const { return extent(row_major, m, n); }
+    int64_t lda() const { return std::max<int64_t>(1, a_extent().inner) + lda_pad; }
+    int64_t ldb() const { return std::max<int64_t>(1, b_extent().inner) + ldb_pad; }
+    int64_t ldc() const { return std::max<int64_t>(1, c_extent().inner) + ldc_pad; }
+
+    std::string describe() const {
+        std::ostringstream os;
+        os << (row_major ? "row-major " : "col-major ") << (ta ? 'T' : 'N') << (tb ? 'T' : 'N')
+           << " m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta
+           << " lda=" << lda() << " ldb=" << ldb() << " ldc=" << ldc();
+        return os.str();
+    }
+};
+
+// The operands of one call, filled as the call's alpha and beta ask:
+// beta == 0 puts NaN in every element of C (none may survive), alpha == 0 or
+// k == 0 puts NaN in A and B (they must not be read).
+struct Operands {
+    Guarded a, b, c;
+    Operands(const Call& call, std::mt19937& rng)
+        : a(call.a_extent(), call.lda()), b(call.b_extent(), call.ldb()), c(call.c_extent(), call.ldc()) {
+        a.fill_random(rng);
+        b.fill_random(rng);
+        c.fill_random(rng);
+        if (call.alpha == 0.0f || call.k == 0) {
+            a.fill(quiet_nan());
+            b.fill(quiet_nan());
+        }
+        if (call.beta == 0.0f) c.fill(quiet_nan());
+    }
+};
+
+// op(X)(i, j) of a matrix stored in the call's layout.
+inline double op_elem(const float* x, int64_t ld, bool row_major, bool trans, int64_t i, int64_t j) {
+    return trans ? double(x[offset_of(row_major, ld, j, i)]) : double(x[offset_of(row_major, ld, i, j)]);
+}
+
+// C = alpha op(A) op(B) + beta C in double, indexed like C's storage; beta == 0 ignores C,
+// alpha == 0 or k == 0 never reads A or B (as BLAS defines the operation).
+inline std::vector<double> expected_c(const Call& call, const float* a, const float* b, const float* c) {
+    const int64_t ldc = call.ldc();
+    std::vector<double> out(size_t(ldc * std::max<int64_t>(call.c_extent().outer, 1)), 0.0);
+    for (int64_t i = 0; i < call.m; ++i)
+        for (int64_t j = 0; j < call.n; ++j) {
+            double sum = 0.0;
+            if (call.alpha != 0.0f)
+                for (int64_t p = 0; p < call.k; ++p)
+                    sum += op_elem(a, call.lda(), call.row_major, call.ta, i, p) *
+                           op_elem(b, call.ldb(), call.row_major, call.tb, p, j);
+            const int64_t at = offset_of(call.row_major, ldc, i, j);
+            out[size_t(at)] = double(call.alpha) * sum +
+                              (call.beta == 0.0f ? 0.0 : double(call.beta) * double(c[at]));
+        }
+    return out;
+}
+
+// The result in C against `expect`: every element within `bound` (a NaN never is),
+// or, when `exact`, equal to the expected value rounded once to float; and nothing
+// outside the m x n matrix changed.
+inline ::testing::AssertionResult matches(const Call& call, const Guarded& c,
+                                          const std::vector<double>& expect, double bound,
+                                          bool exact = false) {
+    for (int64_t i = 0; i < call.m; ++i)
+        for (int64_t j = 0; j < call.n; ++j) {
+            const int64_t at = offset_of(call.row_major, call.ldc(), i, j);
+            const float got = c.data()[at];
+            const double want = expect[size_t(at)];
+            const bool ok = exact ? got == float(want) : std::fabs(double(got) - want) <= bound;
+            if (!ok)
+                return ::testing::AssertionFailure()
+                       << call.describe() << ": C(" << i << "," << j << ") = " << got
+                       << ", expected " << want << (exact ? " exactly" : " within ")
+                       << (exact ? 0.0 : bound);
+        }
+    if (auto r = c.untouched_outside(); !r) return ::testing::AssertionFailure() << call.describe() << ": C " << r.message();
+    return ::testing::AssertionSuccess();
+}
+
+// The error bound of reference.h for operands in [-1, 1].
+inline double bound_for(const Call& call) {
+    return gemm_error_bound(call.k, call.alpha, 1.0, 1.0, call.beta, 1.0);
+}
+
+}  // namespace ridge_test

@@ -1,0 +1,329 @@
+// Edge sizes through the public entry points (cblas_sgemm in both layouts, and
+// ridge_sgemm), and tiny forced blockings through the driver. Every call checks
+// the result against the double reference and that nothing outside the m x n
+// matrix of C (leading-dimension padding, a guard band on both sides) changed,
+// and that A and B were not written.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "gemm/gemm.h"
+#include "gemm_check.h"
+#include "ridge/cblas.h"
+#include "ridge/ridge.h"
+
+using namespace ridge_test;
+
+namespace {
+
+enum class Api { cblas, native };
+
+const char* api_name(Api api) { return api == Api::cblas ? "cblas_sgemm" : "ridge_sgemm"; }
+
+// Calls the entry point; false when it reported an error (cblas reports none that we can see
+// here, so its result is judged by C alone).
+bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc) {
+    if (api == Api::cblas) {
+        cblas_sgemm(c.row_major ? CblasRowMajor : CblasColMajor, c.ta ? CblasTrans : CblasNoTrans,
+                    c.tb ? CblasTrans : CblasNoTrans, int(c.m), int(c.n), int(c.k), c.alpha, a,
+                    int(c.lda()), b, int(c.ldb()), c.beta, cc, int(c.ldc()));
+        return true;
+    }
+    return ridge_sgemm(c.row_major ? RIDGE_ROW_MAJOR : RIDGE_COL_MAJOR, c.ta ? RIDGE_TRANS : RIDGE_NO_TRANS,
+                       c.tb ? RIDGE_TRANS : RIDGE_NO_TRANS, c.m, c.n, c.k, c.alpha, a, c.lda(), b,
+                       c.ldb(), c.beta, cc, c.ldc()) == RIDGE_SUCCESS;
+}
+
+// One call with operands drawn from `rng` (NaN in C when beta == 0, NaN in A and B
+// when alpha == 0 or k == 0), checked in full.
+::testing::AssertionResult run_case(Api api, const Call& call, std::mt19937& rng) {
+    Operands ops(call, rng);
+    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+    if (!call_api(api, call, ops.a.data(), ops.b.data(), ops.c.data()))
+        return ::testing::AssertionFailure() << api_name(api) << " " << call.describe() << ": error status";
+    if (auto r = ops.a.untouched(); !r) return ::testing::AssertionFailure() << call.describe() << ": A " << r.message();
+    if (auto r = ops.b.untouched(); !r) return ::testing::AssertionFailure() << call.describe() << ": B " << r.message();
+    // With nothing to multiply the result is beta*C rounded once, exactly (netlib scales C).
+    const bool exact = call.alpha == 0.0f || call.k == 0;
+    auto r = matches(call, ops.c, expect, bound_for(call), exact);
+    if (!r) return ::testing::AssertionFailure() << api_name(api) << " " << r.message();
+    return r;
+}
+
+// alpha and beta cycled through the sweeps: plain product, accumulate, generic,
+// and the two special cases (beta = 0 over NaN, alpha = 0 over NaN operands).
+constexpr float kScalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 0.75f}, {2.5f, -1.5f}, {0.0f, 0.5f}, {1.5f, 0.0f}};
+constexpr int kNumScalars = 6;
+
+// Every value 0..33 of each of m, n and k, with every transpose pair, in both
+// layouts and through both APIs; the other two sizes drawn at random from 0..33.
+TEST(Edges, EverySizeUpTo33ForEachDimension) {
+    const uint32_t seed = test_seed();
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int64_t> size(0, 33), pad(0, 3);
+    int serial = 0;
+    for (Api api : {Api::cblas, Api::native})
+        for (bool row : {false, true})
+            for (int t = 0; t < 4; ++t)
+                for (int dim = 0; dim < 3; ++dim)
+                    for (int64_t v = 0; v <= 33; ++v) {
+                        Call c;
+                        c.row_major = row, c.ta = t & 1, c.tb = t & 2;
+                        c.m = dim == 0 ? v : size(rng);
+                        c.n = dim == 1 ? v : size(rng);
+                        c.k = dim == 2 ? v : size(rng);
+                        c.alpha = kScalars[serial % kNumScalars][0];
+                        c.beta = kScalars[serial % kNumScalars][1];
+                        ++serial;
+                        c.lda_pad = pad(rng), c.ldb_pad = pad(rng), c.ldc_pad = pad(rng);
+                        ASSERT_TRUE(run_case(api, c, rng));
+                    }
+}
+
+// The whole cube 0..33 for m, n and k: each triple gets one transpose pair and layout,
+// rotating so each pair meets every value of every dimension many times.
+TEST(Edges, FullCubeUpTo33) {
+    const uint32_t seed = test_seed() + 1;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (int64_t m = 0; m <= 33; ++m)
+        for (int64_t n = 0; n <= 33; ++n)
+            for (int64_t k = 0; k <= 33; ++k) {
+                const int64_t r = m + 3 * n + 7 * k;
+                Call c;
+                c.m = m, c.n = n, c.k = k;
+                c.ta = r & 1, c.tb = r & 2, c.row_major = r & 4;
+                c.alpha = kScalars[r % kNumScalars][0], c.beta = kScalars[r % kNumScalars][1];
+                c.ldc_pad = r % 3;
+                ASSERT_TRUE(run_case((r & 8) ? Api::cblas : Api::native, c, rng));
+            }
+}
+
+// 2^j - 1, 2^j and 2^j + 1 up to 513, and 520: each as m, n and k with the others
+// small, with every transpose pair, both layouts and both APIs.
+TEST(Edges, PowersOfTwoPlusMinusOne) {
+    const uint32_t seed = test_seed() + 2;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::vector<int64_t> sizes;
+    for (int j = 1; j <= 9; ++j)
+        for (int64_t d : {-1, 0, 1}) sizes.push_back((int64_t{1} << j) + d);
+    sizes.push_back(520);
+    std::uniform_int_distribution<int64_t> small(1, 33);
+    int serial = 0;
+    for (int64_t s : sizes)
+        for (int dim = 0; dim < 3; ++dim)
+            for (int t = 0; t < 4; ++t)
+                for (bool row : {false, true}) {
+                    Call c;
+                    c.row_major = row, c.ta = t & 1, c.tb = t & 2;
+                    c.m = dim == 0 ? s : small(rng);
+                    c.n = dim == 1 ? s : small(rng);
+                    c.k = dim == 2 ? s : small(rng);
+                    c.alpha = kScalars[serial % kNumScalars][0], c.beta = kScalars[serial % kNumScalars][1];
+                    c.lda_pad = serial % 2;
+                    ASSERT_TRUE(run_case(serial % 2 ? Api::cblas : Api::native, c, rng));
+                    ++serial;
+                }
+    // A few with two or three large dimensions, where several blocks meet.
+    const int64_t big[][3] = {{257, 255, 129}, {513, 65, 257}, {129, 513, 33}, {520, 511, 17}, {255, 257, 520}};
+    for (const auto& s : big)
+        for (int t = 0; t < 4; ++t) {
+            Call c;
+            c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2, c.row_major = t == 3;
+            c.alpha = 1.25f, c.beta = t == 0 ? 0.0f : -0.5f;
+            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));
+        }
+}
+
+// Sizes one below, at and one above each block size of the plan this process
+// actually runs (MR, NR from the kernel; KC, MC, NC from the model).
+TEST(Edges, BlockSizesPlusMinusOne) {
+    const uint32_t seed = test_seed() + 3;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    SCOPED_TRACE("MR=" + std::to_string(bp.MR) + " NR=" + std::to_string(bp.NR) + " KC=" +
+                 std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC) + " NC=" + std::to_string(bp.NC));
+    const std::vector<int64_t> ms = {bp.MR - 1, bp.MR, bp.MR + 1, 2 * bp.MR + 1, bp.MC - 1, bp.MC, bp.MC + 1};
+    const std::vector<int64_t> ns = {bp.NR - 1, bp.NR, bp.NR + 1, bp.NC - 1, bp.NC, bp.NC + 1};
+    const std::vector<int64_t> ks = {1, bp.KC - 1, bp.KC, bp.KC + 1, 2 * bp.KC + 1};
+    int serial = 0;
+    auto next = [&](int64_t m, int64_t n, int64_t k) {
+        Call c;
+        c.m = m, c.n = n, c.k = k;
+        c.ta = serial & 1, c.tb = serial & 2, c.row_major = serial & 4;
+        c.alpha = kScalars[serial % kNumScalars][0], c.beta = kScalars[serial % kNumScalars][1];
+        c.ldb_pad = serial % 3;
+        const Api api = (serial & 8) ? Api::cblas : Api::native;
+        ++serial;
+        return run_case(api, c, rng);
+    };
+    for (int64_t m : ms)
+        for (int64_t k : ks) ASSERT_TRUE(next(m, bp.NR + 1, k));
+    for (int64_t n : ns)
+        for (int64_t k : ks) ASSERT_TRUE(next(bp.MR + 1, n, k));
+    // Both m and n across a block boundary at once (shallow, to stay fast).
+    for (int64_t m : {bp.MC - 1, bp.MC + 1})
+        for (int64_t n : {bp.NC - 1, bp.NC + 1}) ASSERT_TRUE(next(m, n, 3));
+}
+
+// Leading dimensions far above the minimum (and at it), in every layout and transpose.
+TEST(Edges, PaddedLeadingDimensions) {
+    const uint32_t seed = test_seed() + 4;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (int64_t pad : {0, 1, 17, 64})
+        for (int t = 0; t < 8; ++t) {
+            Call c;
+            c.m = 45, c.n = 29, c.k = 37, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
+            c.alpha = 0.5f, c.beta = 1.5f;
+            c.lda_pad = pad, c.ldb_pad = pad + 3, c.ldc_pad = pad + 1;
+            ASSERT_TRUE(run_case(Api::native, c, rng));
+            ASSERT_TRUE(run_case(Api::cblas, c, rng));
+        }
+}
+
+// beta = 0: C is output only, so a NaN in C before the call must not survive,
+// on shapes made of full tiles, edge tiles and several KC blocks.
+TEST(Edges, BetaZeroOverwritesNaN) {
+    const uint32_t seed = test_seed() + 5;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    const int64_t shapes[][3] = {{1, 1, 1}, {bp.MR, bp.NR, 5}, {bp.MR + 3, 2 * bp.NR - 1, bp.KC + 9}, {77, 41, 2 * bp.KC + 1}};
+    for (const auto& s : shapes)
+        for (int t = 0; t < 8; ++t) {
+            Call c;
+            c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
+            c.alpha = t == 7 ? 0.0f : 1.0f, c.beta = 0.0f;
+            c.ldc_pad = 2;
+            Operands ops(c, rng);  // C is all NaN (beta == 0)
+            const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+            ASSERT_TRUE(call_api(t % 2 ? Api::cblas : Api::native, c, ops.a.data(), ops.b.data(), ops.c.data()));
+            for (int64_t o = 0; o < ops.c.outer(); ++o)
+                for (int64_t i = 0; i < ops.c.inner(); ++i)
+                    ASSERT_FALSE(std::isnan(ops.c.at(i, o))) << c.describe() << ": NaN survived at " << i << "," << o;
+            ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c), c.alpha == 0.0f));
+        }
+}
+
+// alpha = 0: A and B must not be read (they are all NaN here), and C becomes
+// beta*C exactly, for beta = 0 (over NaN C), 1, and a generic value.
+TEST(Edges, AlphaZeroNeverReadsAOrB) {
+    const uint32_t seed = test_seed() + 6;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (float beta : {0.0f, 1.0f, 0.5f, -3.0f})
+        for (int t = 0; t < 8; ++t) {
+            Call c;
+            c.m = 37, c.n = 19, c.k = 23, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
+            c.alpha = 0.0f, c.beta = beta, c.lda_pad = 1, c.ldc_pad = 4;
+            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));  // exact check
+        }
+}
+
+// k = 0 with alpha != 0: nothing to add, C becomes beta*C exactly.
+TEST(Edges, DepthZeroScalesC) {
+    const uint32_t seed = test_seed() + 7;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (float beta : {0.0f, 1.0f, 0.25f})
+        for (int t = 0; t < 8; ++t) {
+            Call c;
+            c.m = 13, c.n = 40, c.k = 0, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
+            c.alpha = 2.0f, c.beta = beta, c.ldc_pad = 3;
+            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));
+        }
+}
+
+// The quick returns of netlib SGEMM: m = 0 or n = 0, and (alpha = 0 or k = 0) with
+// beta = 1, leave C bit for bit as it was, NaNs and all (not even multiplied by 1).
+TEST(Edges, QuickReturnsLeaveCUntouched) {
+    const uint32_t seed = test_seed() + 8;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    struct Q {
+        int64_t m, n, k;
+        float alpha, beta;
+    };
+    const Q cases[] = {{0, 5, 7, 1.0f, 0.0f},  {6, 0, 7, 1.0f, 0.5f}, {0, 0, 0, 2.0f, 0.0f},
+                       {9, 11, 7, 0.0f, 1.0f}, {9, 11, 0, 3.0f, 1.0f}, {9, 11, 0, 0.0f, 1.0f}};
+    for (const Q& q : cases)
+        for (int t = 0; t < 8; ++t)
+            for (Api api : {Api::cblas, Api::native}) {
+                Call c;
+                c.m = q.m, c.n = q.n, c.k = q.k, c.alpha = q.alpha, c.beta = q.beta;
+                c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4, c.ldc_pad = 2;
+                // C's own storage for this call, plus a column/row beyond it in case m or n is 0,
+                // holds random values with a NaN and the sentinel mixed in.
+                Guarded a(c.a_extent(), c.lda()), b(c.b_extent(), c.ldb());
+                a.fill_random(rng);
+                b.fill_random(rng);
+                Guarded cc({c.ldc(), std::max<int64_t>(c.c_extent().outer, 1)}, c.ldc());
+                cc.fill_random(rng);
+                cc.at(0, 0) = quiet_nan();
+                cc.snapshot();
+                ASSERT_TRUE(call_api(api, c, a.data(), b.data(), cc.data())) << c.describe();
+                ASSERT_TRUE(cc.untouched()) << api_name(api) << " " << c.describe();
+            }
+}
+
+// --- The driver with blockings far below the model's ---
+// KC, MC and NC of a few tiles make every one of the five loops run more than
+// once (with ragged last blocks), with one thread and with two.
+TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
+    const uint32_t seed = test_seed() + 9;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const int64_t MR = ker->MR, NR = ker->NR;
+    struct B {
+        int64_t KC, MC, NC;
+    };
+    const B blockings[] = {{1, MR, NR}, {8, 2 * MR, 2 * NR}, {13, 3 * MR, NR}, {16, MR, 3 * NR}};
+    int serial = 0;
+    for (const B& blk : blockings)
+        for (int threads : {1, 2}) {
+            ridge::GemmPlan plan;
+            plan.kernel = ker;
+            plan.blocking = {MR, NR, blk.KC, blk.MC, blk.NC};
+            plan.threads = threads;
+            SCOPED_TRACE(std::string(ker->name) + " KC=" + std::to_string(blk.KC) + " MC=" +
+                         std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +
+                         " threads=" + std::to_string(threads));
+            // m, n, k above two blocks each and ragged, so each loop runs at least three times
+            // and ends with a partial block; the last shape puts both threads on one row block.
+            const int64_t shapes[][3] = {{2 * blk.MC + 1, 2 * blk.NC + 3, 2 * blk.KC + 1},
+                                         {3 * blk.MC - 1, 2 * blk.NC + NR - 1, 3 * blk.KC + 2},
+                                         {MR + 1, 3 * blk.NC + 1, 2 * blk.KC + 5}};
+            for (const auto& s : shapes)
+                for (int t = 0; t < 4; ++t) {
+                    Call c;
+                    c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2;
+                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                    c.ldc_pad = 1 + serial % 3;
+                    ++serial;
+                    ASSERT_GT(c.n, blk.NC);
+                    ASSERT_GT(c.k, blk.KC);
+                    Operands ops(c, rng);
+                    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+                    ridge::GemmArgsF32 g;
+                    g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
+                    g.alpha = c.alpha, g.beta = c.beta;
+                    g.a = ops.a.data(), g.lda = c.lda(), g.b = ops.b.data(), g.ldb = c.ldb();
+                    g.c = ops.c.data(), g.ldc = c.ldc();
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(g, plan)) << c.describe();
+                    ASSERT_TRUE(ops.a.untouched());
+                    ASSERT_TRUE(ops.b.untouched());
+                    ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+                }
+        }
+}
+
+}  // namespace

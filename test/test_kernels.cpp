@@ -1,0 +1,318 @@
+// Every microkernel in the registry that this CPU can run: called directly on
+// hand-packed panels, and through the blocked driver with a plan that uses it,
+// on the shapes where kernels go wrong (k = 1, k around KC, partial tiles,
+// strided C, beta = 0 over NaN). Kernels the CPU lacks are skipped, not passed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dispatch/registry.h"
+#include "gemm/gemm.h"
+#include "gemm_check.h"
+#include "tuning/model.h"
+#include "tuning/topology.h"
+
+using namespace ridge_test;
+
+namespace {
+
+// Memory the microkernel contract asks for: 64-byte aligned packed panels.
+struct AlignedFloats {
+    explicit AlignedFloats(size_t count)
+        : p(static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))) {}
+    ~AlignedFloats() { std::free(p); }
+    AlignedFloats(const AlignedFloats&) = delete;
+    AlignedFloats& operator=(const AlignedFloats&) = delete;
+    float* p;
+};
+
+class KernelTest : public ::testing::TestWithParam<size_t> {
+protected:
+    void SetUp() override {
+        kernel_ = &ridge::gemm_kernels()[GetParam()];
+        if (!ridge::cpu_supports(kernel_->isa))
+            GTEST_SKIP() << kernel_->name << ": this CPU (or OS) lacks " << ridge::isa_name(kernel_->isa);
+    }
+    // The plan the library would build for this kernel on this machine.
+    ridge::GemmPlan model_plan() const {
+        ridge::GemmPlan plan;
+        plan.kernel = kernel_;
+        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), kernel_->MR, kernel_->NR,
+                                                   sizeof(float));
+        plan.threads = 1;
+        return plan;
+    }
+    // A plan whose blocks are a few tiles, so every loop around the kernel runs several times.
+    ridge::GemmPlan tiny_plan(int64_t kc) const {
+        ridge::GemmPlan plan;
+        plan.kernel = kernel_;
+        plan.blocking = {kernel_->MR, kernel_->NR, kc, 2 * kernel_->MR, 2 * kernel_->NR};
+        plan.threads = 1;
+        return plan;
+    }
+    const ridge::GemmKernel* kernel_ = nullptr;
+};
+
+// Runs one column-major problem through gemm_f32 with `plan` and checks C
+// against the double reference, including C's padding rows and guard band.
+::testing::AssertionResult run_driver(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng) {
+    Operands ops(call, rng);
+    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+    ridge::GemmArgsF32 g;
+    g.trans_a = call.ta, g.trans_b = call.tb;
+    g.m = call.m, g.n = call.n, g.k = call.k;
+    g.alpha = call.alpha, g.beta = call.beta;
+    g.a = ops.a.data(), g.lda = call.lda();
+    g.b = ops.b.data(), g.ldb = call.ldb();
+    g.c = ops.c.data(), g.ldc = call.ldc();
+    const ridge_status st = ridge::gemm_f32(g, plan);
+    if (st != RIDGE_SUCCESS) return ::testing::AssertionFailure() << call.describe() << ": status " << st;
+    if (auto r = ops.a.untouched(); !r) return ::testing::AssertionFailure() << "A written: " << r.message();
+    if (auto r = ops.b.untouched(); !r) return ::testing::AssertionFailure() << "B written: " << r.message();
+    return matches(call, ops.c, expect, bound_for(call));
+}
+
+// The shapes, relative to the kernel's tile and the plan's KC, that test each edge of the kernel.
+std::vector<Call> driver_shapes(int64_t MR, int64_t NR, int64_t KC) {
+    struct S {
+        int64_t m, n, k;
+    };
+    const S shapes[] = {
+        {MR, NR, 1},                   // k = 1: one rank-1 update
+        {1, 1, 1},                     // smallest tile: everything is edge
+        {MR - 1, NR - 1, 1},           // partial tile in both directions
+        {MR, NR, KC - 1},              // k < KC: one block, odd depth
+        {MR - 1, NR, KC},              // m < MR, k exactly KC
+        {MR, NR - 1, KC + 1},          // n < NR, one KC block and a 1-deep remainder
+        {2 * MR + 1, 2 * NR + 1, 3},   // m, n just above multiples of the tile
+        {3 * MR, 3 * NR, 3 * KC + 5},  // several KC blocks, full tiles only
+        {2 * MR + 3, NR + 2, 2 * KC + 7},
+        {5, 3 * NR + 1, 2 * KC},
+    };
+    std::vector<Call> calls;
+    for (const S& s : shapes) {
+        Call c;
+        c.m = s.m, c.n = s.n, c.k = s.k;
+        calls.push_back(c);
+    }
+    return calls;
+}
+
+// alpha and beta pairs: plain product over NaN (beta = 0 must not read C), generic
+// scalings, accumulation (beta = 1), and a negative beta.
+constexpr float kScalars[][2] = {{1.0f, 0.0f}, {-1.25f, 0.75f}, {1.0f, 1.0f}, {0.5f, -2.0f}};
+
+TEST_P(KernelTest, DriverWithModelBlocking) {
+    const uint32_t seed = test_seed();
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::GemmPlan plan = model_plan();
+    SCOPED_TRACE(std::string(kernel_->name) + " KC=" + std::to_string(plan.blocking.KC));
+    for (Call call : driver_shapes(kernel_->MR, kernel_->NR, plan.blocking.KC))
+        for (int t = 0; t < 4; ++t)
+            for (const auto& s : kScalars) {
+                call.ta = t & 1, call.tb = t & 2;
+                call.alpha = s[0], call.beta = s[1];
+                // Strided C every other time: padding rows between m and ldc must survive.
+                call.ldc_pad = (t % 2 == 0) ? 5 : 0;
+                call.lda_pad = t, call.ldb_pad = 3 - t;
+                ASSERT_TRUE(run_driver(call, plan, rng));
+            }
+}
+
+TEST_P(KernelTest, DriverWithTinyBlocking) {
+    const uint32_t seed = test_seed() + 1;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (int64_t kc : {1, 8, 24}) {
+        const ridge::GemmPlan plan = tiny_plan(kc);
+        SCOPED_TRACE(std::string(kernel_->name) + " tiny KC=" + std::to_string(kc));
+        for (Call call : driver_shapes(kernel_->MR, kernel_->NR, kc))
+            for (int t = 0; t < 4; ++t) {
+                call.ta = t & 1, call.tb = t & 2;
+                call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                call.ldc_pad = 3;
+                ASSERT_TRUE(run_driver(call, plan, rng));
+            }
+    }
+}
+
+// The microkernel alone, on panels packed here by hand: C = alpha A B + beta C on
+// one MR x NR tile, checked in double, with C's padding rows and guards untouched.
+TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
+    const uint32_t seed = test_seed() + 2;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR;
+    for (int64_t kc : {1, 2, 3, 8, 17, 64, 257})
+        for (int64_t ldc : {MR, MR + 1, MR + 16})
+            for (const auto& s : kScalars) {
+                const float alpha = s[0], beta = s[1];
+                SCOPED_TRACE(std::string(kernel_->name) + " kc=" + std::to_string(kc) +
+                             " ldc=" + std::to_string(ldc) + " alpha=" + std::to_string(alpha) +
+                             " beta=" + std::to_string(beta));
+                AlignedFloats a(size_t(kc * MR)), b(size_t(kc * NR));
+                for (int64_t i = 0; i < kc * MR; ++i) a.p[i] = dist(rng);
+                for (int64_t i = 0; i < kc * NR; ++i) b.p[i] = dist(rng);
+                Guarded c({MR, NR}, ldc);
+                c.fill_random(rng);
+                if (beta == 0.0f) c.fill(quiet_nan());  // must be overwritten, never read
+
+                kernel_->ukr_f32(kc, alpha, a.p, b.p, beta, c.data(), ldc);
+
+                const double bound = gemm_error_bound(kc, alpha, 1.0, 1.0, beta, 1.0);
+                for (int64_t j = 0; j < NR; ++j)
+                    for (int64_t i = 0; i < MR; ++i) {
+                        double sum = 0.0;
+                        for (int64_t p = 0; p < kc; ++p) sum += double(a.p[p * MR + i]) * double(b.p[p * NR + j]);
+                        const double want = double(alpha) * sum +
+                                            (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
+                        ASSERT_NEAR(want, c.at(i, j), bound) << "tile element (" << i << "," << j << ")";
+                    }
+                ASSERT_TRUE(c.untouched_outside());
+            }
+}
+
+// --- The driver's side of the microkernel contract (lib/kernels/gemm_kernel.h) ---
+// A spy stands in for the kernel: it records what the driver hands it and forwards
+// to the real kernel, so the product is still checked.
+
+struct SpyLog {
+    const ridge::GemmKernel* real = nullptr;
+    int64_t max_kc = 0;  // the plan's KC
+    int64_t calls = 0;
+    int64_t misaligned_a = 0, misaligned_b = 0;
+    int64_t bad_kc = 0, bad_ldc = 0;
+    std::string first_misaligned;
+};
+SpyLog g_spy;  // the spy runs with plan.threads = 1 only, so a plain global is enough
+
+void spy_ukr(int64_t kc, float alpha, const float* a, const float* b, float beta, float* c, int64_t ldc) {
+    ++g_spy.calls;
+    const bool a_bad = reinterpret_cast<uintptr_t>(a) % 64 != 0;
+    const bool b_bad = reinterpret_cast<uintptr_t>(b) % 64 != 0;
+    g_spy.misaligned_a += a_bad;
+    g_spy.misaligned_b += b_bad;
+    if ((a_bad || b_bad) && g_spy.first_misaligned.empty())
+        g_spy.first_misaligned = "kc=" + std::to_string(kc) + " a%64=" +
+                                 std::to_string(reinterpret_cast<uintptr_t>(a) % 64) + " b%64=" +
+                                 std::to_string(reinterpret_cast<uintptr_t>(b) % 64);
+    if (kc < 1 || kc > g_spy.max_kc) ++g_spy.bad_kc;
+    if (ldc < g_spy.real->MR) ++g_spy.bad_ldc;
+    g_spy.real->ukr_f32(kc, alpha, a, b, beta, c, ldc);
+}
+
+// Runs shapes whose depth leaves a remainder block of every residue mod 8 through
+// the spy, and checks results so the spy cannot hide a wrong product.
+void run_through_spy(const ridge::GemmKernel* real, int64_t KC, std::mt19937& rng) {
+    ridge::GemmKernel spy = *real;
+    spy.ukr_f32 = &spy_ukr;
+    g_spy = SpyLog{};
+    g_spy.real = real;
+    g_spy.max_kc = KC;
+    ridge::GemmPlan plan;
+    plan.kernel = &spy;
+    plan.blocking = {real->MR, real->NR, KC, 2 * real->MR, 3 * real->NR};
+    plan.threads = 1;
+    for (int64_t k = 1; k <= 8; ++k) {
+        Call call;
+        call.m = 2 * real->MR + 1, call.n = 4 * real->NR + 1, call.k = KC + k;
+        call.ta = k & 1, call.tb = k & 2;
+        ASSERT_TRUE(run_driver(call, plan, rng));
+    }
+}
+
+TEST_P(KernelTest, DriverPassesKcWithinBlockAndLdcAtLeastMR) {
+    const uint32_t seed = test_seed() + 3;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    run_through_spy(kernel_, 16, rng);
+    ASSERT_GT(g_spy.calls, 0);
+    EXPECT_EQ(0, g_spy.bad_kc) << "the kernel was called with kc outside [1, KC]";
+    EXPECT_EQ(0, g_spy.bad_ldc) << "the kernel was called with ldc < MR";
+}
+
+// gemm_kernel.h promises the kernel 64-byte aligned A and B panels. The packed
+// buffers start aligned, but panel j of a block starts j*NR*kc floats in, which is
+// a multiple of 64 bytes only when NR*kc*4 is (and likewise MR*kc*4 for A): a
+// remainder block of odd depth breaks the promise. A kernel that used aligned
+// loads of B (or of A with MR*4 not a multiple of 64) would fault on such a call.
+TEST_P(KernelTest, DriverPassesAlignedPanels) {
+    const uint32_t seed = test_seed() + 4;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    run_through_spy(kernel_, 16, rng);
+    ASSERT_GT(g_spy.calls, 0);
+    EXPECT_EQ(0, g_spy.misaligned_a) << "of " << g_spy.calls << " calls; first: " << g_spy.first_misaligned;
+    EXPECT_EQ(0, g_spy.misaligned_b) << "of " << g_spy.calls << " calls; first: " << g_spy.first_misaligned;
+}
+
+// Every kernel this CPU runs gives the same product as every other, within the
+// bound each must meet against the exact result (so within twice it of each other).
+TEST(Kernels, AllSupportedKernelsAgree) {
+    const uint32_t seed = test_seed() + 5;
+    SCOPED_TRACE(seed_note(seed));
+    Call call;
+    call.m = 71, call.n = 53, call.k = 300, call.alpha = 0.75f, call.beta = -0.5f, call.ta = true;
+    std::vector<std::vector<float>> results;
+    std::vector<std::string> names;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (!ridge::cpu_supports(ker.isa)) continue;
+        std::mt19937 rng(seed);  // identical operands for every kernel
+        Operands ops(call, rng);
+        ridge::GemmPlan plan;
+        plan.kernel = &ker;
+        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        ridge::GemmArgsF32 g;
+        g.trans_a = call.ta, g.trans_b = call.tb, g.m = call.m, g.n = call.n, g.k = call.k;
+        g.alpha = call.alpha, g.beta = call.beta;
+        g.a = ops.a.data(), g.lda = call.lda(), g.b = ops.b.data(), g.ldb = call.ldb();
+        g.c = ops.c.data(), g.ldc = call.ldc();
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(g, plan));
+        results.emplace_back(ops.c.data(), ops.c.data() + call.ldc() * call.n);
+        names.push_back(ker.name);
+    }
+    // The portable kernel runs everywhere, so there is always at least one.
+    ASSERT_GE(results.size(), 1u);
+    const double bound = 2.0 * bound_for(call);
+    for (size_t r = 1; r < results.size(); ++r)
+        for (int64_t j = 0; j < call.n; ++j)
+            for (int64_t i = 0; i < call.m; ++i)
+                ASSERT_NEAR(results[0][size_t(i + j * call.ldc())], results[r][size_t(i + j * call.ldc())], bound)
+                    << names[0] << " vs " << names[r] << " at (" << i << "," << j << ")";
+}
+
+TEST(Kernels, RegistryIsConsistent) {
+    // Each entry's tile must fit the driver's edge scratch tile (32 x 32 floats) and its
+    // name must end in "__<isa>", which is how ridge_sgemm_kernel_name() reveals the ISA.
+    ASSERT_FALSE(ridge::gemm_kernels().empty());
+    bool has_ref = false;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        SCOPED_TRACE(ker.name);
+        EXPECT_GT(ker.MR, 0);
+        EXPECT_GT(ker.NR, 0);
+        EXPECT_LE(ker.MR * ker.NR, 32 * 32);
+        EXPECT_NE(nullptr, ker.ukr_f32);
+        const std::string suffix = std::string("__") + ridge::isa_name(ker.isa);
+        const std::string name = ker.name;
+        ASSERT_GE(name.size(), suffix.size());
+        EXPECT_EQ(suffix, name.substr(name.size() - suffix.size()));
+        has_ref = has_ref || ker.isa == ridge::Isa::ref;
+    }
+    EXPECT_TRUE(has_ref) << "no portable kernel: find_gemm_kernel could return nullptr on an old CPU";
+    EXPECT_NE(nullptr, ridge::find_gemm_kernel(ridge::Dtype::f32, ridge::Isa::ref));
+}
+
+std::string kernel_name(const ::testing::TestParamInfo<size_t>& info) {
+    return ridge::gemm_kernels()[info.param].name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KernelTest,
+                         ::testing::Range(size_t{0}, ridge::gemm_kernels().size()), kernel_name);
+
+}  // namespace

@@ -1,0 +1,403 @@
+// Threading: results independent of the thread count (bit for bit), work really
+// shared when asked, calls from several threads at once, and calls from inside a
+// caller's OpenMP parallel region.
+//
+// The tests named CallerParallel* run in their own ctest entry (see CMakeLists.txt):
+// a deadlock there is detected by a watchdog, and the threads it leaves stuck must
+// not be in the same process as the other tests.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "gemm/gemm.h"
+#include "gemm_check.h"
+#include "ridge/ridge.h"
+
+using namespace ridge_test;
+
+namespace {
+
+// ridge_sgemm on column-major operands of `call` (C's storage given separately).
+ridge_status native(const Call& c, const float* a, const float* b, float* cc) {
+    return ridge_sgemm(RIDGE_COL_MAJOR, c.ta ? RIDGE_TRANS : RIDGE_NO_TRANS, c.tb ? RIDGE_TRANS : RIDGE_NO_TRANS,
+                       c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
+}
+
+ridge::GemmArgsF32 args_for(const Call& c, const float* a, const float* b, float* cc) {
+    ridge::GemmArgsF32 g;
+    g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
+    g.alpha = c.alpha, g.beta = c.beta;
+    g.a = a, g.lda = c.lda(), g.b = b, g.ldb = c.ldb(), g.c = cc, g.ldc = c.ldc();
+    return g;
+}
+
+// Restores the calling thread's default thread count when a test ends, however it ends.
+struct ThreadCountGuard {
+    ~ThreadCountGuard() { ridge_set_num_threads(0); }
+};
+
+// The same call with 1 and then 2 threads (ridge_set_num_threads): C must be
+// identical bit for bit, and right. The shapes are big enough for the library to
+// really use two threads, which the test checks through threads_for().
+TEST(Threads, OneAndTwoThreadsBitIdentical) {
+    ASSERT_GE(omp_get_thread_limit(), 2) << "OpenMP may not start two threads here";
+    const uint32_t seed = test_seed();
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    ThreadCountGuard restore;
+    struct S {
+        int64_t m, n, k;
+    };
+    std::vector<S> shapes = {{300, 300, 300}, {37, 1000, 300}, {1000, 13, 800}, {64, 2100, 64}, {513, 257, 129}};
+    std::uniform_int_distribution<int64_t> dim(100, 400);
+    for (int i = 0; i < 3; ++i) shapes.push_back({dim(rng), dim(rng), dim(rng)});
+    int serial = 0;
+    for (const S& s : shapes) {
+        Call c;
+        c.m = s.m, c.n = s.n, c.k = s.k, c.ta = serial & 1, c.tb = serial & 2;
+        c.alpha = 1.5f, c.beta = serial % 3 == 0 ? 0.0f : -0.5f, c.ldc_pad = serial % 2;
+        ++serial;
+        SCOPED_TRACE(c.describe());
+        ridge_set_num_threads(2);
+        ASSERT_EQ(2, ridge::threads_for(2.0 * double(c.m) * double(c.n) * double(c.k)))
+            << "shape too small: the library would not use two threads";
+        Operands ops(c, rng);
+        Guarded c2 = ops.c;  // the same starting C for the second run
+        const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+
+        ridge_set_num_threads(1);
+        ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), ops.c.data()));
+        ridge_set_num_threads(2);
+        ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), c2.data()));
+
+        ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+        ASSERT_TRUE(c2.untouched_outside());
+        ASSERT_EQ(0, std::memcmp(ops.c.data(), c2.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+            << "1 and 2 threads differ";
+    }
+}
+
+// Per-thread setting: ridge_set_num_threads changes only the calling thread's
+// count, and 0 restores the default.
+TEST(Threads, SetNumThreadsIsPerThread) {
+    ThreadCountGuard restore;
+    const int dflt = ridge_get_num_threads();
+    ASSERT_GE(dflt, 1);
+    ridge_set_num_threads(3);
+    EXPECT_EQ(3, ridge_get_num_threads());
+    int seen_elsewhere = -1;
+    std::thread([&] { seen_elsewhere = ridge_get_num_threads(); }).join();
+    EXPECT_EQ(dflt, seen_elsewhere);
+    ridge_set_num_threads(0);
+    EXPECT_EQ(dflt, ridge_get_num_threads());
+}
+
+// Plans with 1, 2 and 3 threads and tiny blockings, through the driver: every
+// thread count gives the same bits. Shapes cover both ways the driver splits work
+// (rows of A when m >= threads * 2 * MR, else the NR panels of B).
+TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
+    const uint32_t seed = test_seed() + 1;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const int64_t MR = ker->MR, NR = ker->NR;
+    const int64_t shapes[][3] = {{7 * MR + 5, 5 * NR + 1, 29}, {13, 7 * NR + 2, 31}, {2 * MR + 1, 1, 17},
+                                 {6 * MR, 2 * NR, 1}, {3 * MR + 2, 9 * NR - 1, 40}};
+    const ridge::BlockingParams blockings[] = {{MR, NR, 8, 2 * MR, 2 * NR}, {MR, NR, 16, 3 * MR, 3 * NR}};
+    int serial = 0;
+    for (const auto& bp : blockings)
+        for (const auto& s : shapes) {
+            Call c;
+            c.m = s[0], c.n = s[1], c.k = s[2], c.ta = serial & 1, c.tb = serial & 2;
+            c.alpha = 0.75f, c.beta = serial % 2 ? 0.0f : 1.25f, c.ldc_pad = 2;
+            ++serial;
+            SCOPED_TRACE(c.describe() + " KC=" + std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC));
+            Operands ops(c, rng);
+            const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+            std::vector<Guarded> results;
+            for (int threads : {1, 2, 3}) {
+                Guarded cc = ops.c;
+                ridge::GemmPlan plan{ker, bp, threads};
+                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+                results.push_back(cc);
+            }
+            ASSERT_TRUE(matches(c, results[0], expect, bound_for(c)));
+            for (size_t t = 1; t < results.size(); ++t) {
+                ASSERT_TRUE(results[t].untouched_outside()) << t + 1 << " threads";
+                ASSERT_EQ(0, std::memcmp(results[0].data(), results[t].data(), sizeof(float) * size_t(c.ldc() * c.n)))
+                    << "1 and " << t + 1 << " threads differ";
+            }
+        }
+}
+
+// With plan.threads = 2 both OpenMP threads run microkernels (the work is shared,
+// not done twice or by one thread): a spy kernel records which threads called it.
+std::atomic<unsigned> g_threads_seen{0};
+const ridge::GemmKernel* g_real_kernel = nullptr;
+void thread_spy_ukr(int64_t kc, float alpha, const float* a, const float* b, float beta, float* c, int64_t ldc) {
+    g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
+    g_real_kernel->ukr_f32(kc, alpha, a, b, beta, c, ldc);
+}
+
+TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 2;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().sgemm_kernel;
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.ukr_f32 = &thread_spy_ukr;
+    const int64_t MR = spy.MR, NR = spy.NR;
+    // Row split (m large) and panel split (m of one tile).
+    for (int64_t m : {8 * MR, MR}) {
+        Call c;
+        c.m = m, c.n = 8 * NR, c.k = 40, c.beta = 0.5f;
+        Operands ops(c, rng);
+        const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+        g_threads_seen = 0;
+        ridge::GemmPlan plan{&spy, {MR, NR, 16, 2 * MR, 4 * NR}, 2};
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), ops.c.data()), plan));
+        ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+        EXPECT_EQ(3u, g_threads_seen.load()) << "bitmask of OpenMP thread numbers that ran the kernel, m=" << m;
+    }
+}
+
+// OpenMP may start fewer threads than asked; the driver then does the whole problem
+// on one thread. Run under OMP_THREAD_LIMIT=1 (a separate ctest entry) this takes that
+// path on every call; without it, it is one more 2- and 3-thread check.
+TEST(Threads, ShortTeamStillCorrect) {
+    if (const char* limit = std::getenv("OMP_THREAD_LIMIT"))
+        ASSERT_EQ(std::atoi(limit), omp_get_thread_limit()) << "the environment did not reach OpenMP";
+    const uint32_t seed = test_seed() + 3;
+    SCOPED_TRACE(seed_note(seed));
+    SCOPED_TRACE("omp_get_thread_limit()=" + std::to_string(omp_get_thread_limit()));
+    std::mt19937 rng(seed);
+    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const int64_t MR = ker->MR, NR = ker->NR;
+    Call c;
+    c.m = 6 * MR + 3, c.n = 5 * NR + 2, c.k = 50, c.alpha = -1.0f, c.beta = 0.0f, c.ta = true;
+    Operands ops(c, rng);
+    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+    Guarded one = ops.c;
+    ridge::GemmPlan plan{ker, {MR, NR, 16, 2 * MR, 2 * NR}, 1};
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
+    ASSERT_TRUE(matches(c, one, expect, bound_for(c)));
+    for (int threads : {2, 3}) {
+        Guarded cc = ops.c;
+        plan.threads = threads;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+        ASSERT_TRUE(cc.untouched_outside());
+        ASSERT_EQ(0, std::memcmp(one.data(), cc.data(), sizeof(float) * size_t(c.ldc() * c.n))) << threads << " threads";
+    }
+}
+
+// A problem prepared on the main thread for a worker: operands, expected C.
+struct Job {
+    Call call;
+    std::unique_ptr<Operands> ops;
+    std::vector<double> expect;
+    ridge_status status = RIDGE_OUT_OF_MEMORY;  // anything but success until the worker ran
+};
+
+std::vector<Job> make_jobs(int count, std::mt19937& rng, int variant) {
+    std::vector<Job> jobs(size_t(count));
+    std::uniform_int_distribution<int64_t> small(1, 90);
+    for (int i = 0; i < count; ++i) {
+        Job& j = jobs[size_t(i)];
+        Call& c = j.call;
+        if ((i + variant) % 3 == 0) {  // big enough that the worker's own call may use 2 threads
+            c.m = 200 + 7 * variant, c.n = 210 - 3 * i, c.k = 190 + i;
+        } else {
+            c.m = small(rng), c.n = small(rng), c.k = small(rng);
+        }
+        c.ta = (i + variant) & 1, c.tb = (i + variant) & 2, c.alpha = 1.0f + 0.25f * variant;
+        c.beta = i % 2 ? 0.0f : -0.75f, c.ldc_pad = variant;
+        j.ops = std::make_unique<Operands>(c, rng);
+        j.expect = expected_c(c, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+    }
+    return jobs;
+}
+
+// Four std::threads call ridge at the same time, each its own sequence of different
+// problems (and its own thread-count setting): every result right, nothing outside
+// C written. The per-thread packing buffers and thread counts must not leak between them.
+TEST(Threads, ConcurrentCallersFromStdThreads) {
+    const uint32_t seed = test_seed() + 4;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    constexpr int kWorkers = 4, kJobs = 6;
+    std::vector<std::vector<Job>> work;
+    for (int w = 0; w < kWorkers; ++w) work.push_back(make_jobs(kJobs, rng, w));
+    std::atomic<int> ready{0};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < kWorkers; ++w)
+        workers.emplace_back([&, w] {
+            ridge_set_num_threads(1 + w % 2);  // this worker's own setting
+            ready.fetch_add(1);
+            while (ready.load() < kWorkers) std::this_thread::yield();  // start together
+            for (Job& j : work[size_t(w)])
+                j.status = native(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+        });
+    for (auto& t : workers) t.join();
+    for (int w = 0; w < kWorkers; ++w)
+        for (Job& j : work[size_t(w)]) {
+            SCOPED_TRACE("worker " + std::to_string(w));
+            ASSERT_EQ(RIDGE_SUCCESS, j.status) << j.call.describe();
+            ASSERT_TRUE(matches(j.call, j.ops->c, j.expect, bound_for(j.call)));
+        }
+}
+
+// A multi-threaded call leaves the caller's OpenMP settings alone.
+TEST(Threads, CallDoesNotChangeCallersMaxThreads) {
+    const uint32_t seed = test_seed() + 5;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    ThreadCountGuard restore;
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(3);
+    ridge_set_num_threads(2);
+    Call c;
+    c.m = c.n = c.k = 300;
+    Operands ops(c, rng);
+    ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), ops.c.data()));
+    EXPECT_EQ(3, omp_get_max_threads());
+    omp_set_num_threads(before);
+}
+
+// --- Calls from inside a caller's parallel region (own ctest entry) ---
+
+// Runs `body` on a fresh thread and waits at most `limit`. A body still running then
+// is a deadlock: it is abandoned (a thread blocked in a barrier cannot be stopped),
+// which is why these tests run in a process of their own. Everything the body
+// touches is owned by the body, so an abandoned body never points into a dead frame.
+::testing::AssertionResult finishes_within(std::chrono::seconds limit, std::function<void()> body) {
+    auto done = std::make_shared<std::promise<void>>();
+    std::future<void> finished = done->get_future();
+    std::thread([body = std::move(body), done] {
+        body();
+        done->set_value();
+    }).detach();
+    if (finished.wait_for(limit) == std::future_status::ready) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "still running after " << limit.count()
+                                         << " s: deadlock (the thread is abandoned)";
+}
+
+// What each thread of the caller's region does and finds.
+struct RegionState {
+    std::vector<Job> jobs;
+    std::vector<int> max_threads_before;  // omp_get_max_threads() of each caller thread before its call
+    std::vector<int> max_threads_after;   // and after it
+    std::vector<int> called;             // 1 when that thread made its call
+    int max_threads_outside_after = -1;
+};
+
+// A `#pragma omp parallel num_threads(2)` region in which thread t runs jobs[t]
+// when `who_calls(t)`; the calls must use one thread each (threads_for) and
+// leave the caller's ICVs alone.
+std::shared_ptr<RegionState> make_region_state(int64_t k0, int64_t k1, uint32_t seed) {
+    auto st = std::make_shared<RegionState>();
+    std::mt19937 rng(seed);
+    for (int64_t k : {k0, k1}) {
+        Job j;
+        j.call.m = 61, j.call.n = 47, j.call.k = k, j.call.alpha = 1.5f, j.call.beta = 0.5f;
+        j.ops = std::make_unique<Operands>(j.call, rng);
+        j.expect = expected_c(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+        st->jobs.push_back(std::move(j));
+    }
+    st->max_threads_before.assign(2, -2);
+    st->max_threads_after.assign(2, -1);
+    st->called.assign(2, 0);
+    return st;
+}
+
+void run_region(const std::shared_ptr<RegionState>& st, bool only_thread0) {
+    omp_set_num_threads(2);
+#pragma omp parallel num_threads(2)
+    {
+        const int t = omp_get_thread_num();
+        st->max_threads_before[size_t(t)] = omp_get_max_threads();
+        if (!only_thread0 || t == 0) {
+            Job& j = st->jobs[size_t(t)];
+            j.status = native(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+            st->called[size_t(t)] = 1;
+        }
+        st->max_threads_after[size_t(t)] = omp_get_max_threads();
+    }
+    st->max_threads_outside_after = omp_get_max_threads();
+}
+
+void check_region(const RegionState& st, bool only_thread0) {
+    for (int t = 0; t < 2; ++t) {
+        SCOPED_TRACE("caller thread " + std::to_string(t));
+        if (only_thread0 && t == 1) continue;
+        ASSERT_EQ(1, st.called[size_t(t)]);
+        const Job& j = st.jobs[size_t(t)];
+        ASSERT_EQ(RIDGE_SUCCESS, j.status);
+        ASSERT_TRUE(matches(j.call, j.ops->c, j.expect, bound_for(j.call)));
+        EXPECT_EQ(st.max_threads_before[size_t(t)], st.max_threads_after[size_t(t)])
+            << "the call changed the caller's omp_get_max_threads()";
+    }
+    EXPECT_EQ(2, st.max_threads_outside_after) << "omp_set_num_threads(2) of the caller was changed";
+}
+
+// Every thread of the region runs the same shape (same sequence of blocks).
+TEST(CallerParallel, SameShapeOnEveryThread) {
+    const uint32_t seed = test_seed() + 6;
+    SCOPED_TRACE(seed_note(seed));
+    auto st = make_region_state(700, 700, seed);
+    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, false); }));
+    check_region(*st, false);
+}
+
+// The threads of the region run different depths, so each call walks a different
+// number of KC blocks. The driver must not synchronize with the caller's team.
+TEST(CallerParallel, DifferentShapesOnEachThread) {
+    const uint32_t seed = test_seed() + 7;
+    SCOPED_TRACE(seed_note(seed));
+    const int64_t KC = ridge::runtime_config().sgemm_blocking.KC;
+    auto st = make_region_state(10, 3 * KC + 5, seed);
+    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, false); }));
+    check_region(*st, false);
+}
+
+// Only one thread of the region calls ridge (the others go straight to the
+// region's end), as in `if (omp_get_thread_num() == 0) sgemm(...)`.
+TEST(CallerParallel, OnlyOneThreadOfTheRegionCalls) {
+    const uint32_t seed = test_seed() + 8;
+    SCOPED_TRACE(seed_note(seed));
+    auto st = make_region_state(300, 300, seed);
+    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, true); }));
+    check_region(*st, true);
+}
+
+// Inside a caller's region the library uses one thread (no nested team); outside,
+// the same request gets the two threads asked for.
+TEST(CallerParallel, ThreadsForIsOneInsideARegion) {
+    ThreadCountGuard restore;
+    ridge_set_num_threads(2);
+    int inside = -1;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp single
+        {
+            ridge_set_num_threads(2);  // the setting is per thread: ask on the one that calls
+            inside = ridge::threads_for(1e12);
+            ridge_set_num_threads(0);
+        }
+    }
+    EXPECT_EQ(1, inside);
+    EXPECT_EQ(2, ridge::threads_for(1e12));
+}
+
+}  // namespace
