@@ -4,6 +4,7 @@
 //
 //   ridge-bench [--shapes FILE]... [--libs ridge,openblas,...] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
+#include <omp.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -58,8 +59,15 @@ std::vector<float> random_vector(int64_t count, unsigned seed) {
     return v;
 }
 
+// Every library gets the same thread count before each benchmark: some read
+// OpenMP's setting, which another library's benchmark may have changed.
+void set_all_threads(int threads) {
+    omp_set_num_threads(threads);
+    for (SgemmLibrary* lib : sgemm_libraries()) lib->set_threads(threads);
+}
+
 void bm_gemm_f32(benchmark::State& state, SgemmLibrary* lib, Shape s, double peak_gflops_1t) {
-    lib->set_threads(s.threads);
+    set_all_threads(s.threads);
     const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k, ldc = s.m;
     const auto a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
     auto c = random_vector(s.m * s.n, 3);
@@ -71,7 +79,7 @@ void bm_gemm_f32(benchmark::State& state, SgemmLibrary* lib, Shape s, double pea
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["pct_peak"] = benchmark::Counter(
         100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
-    lib->set_threads(1);
+    set_all_threads(1);
 }
 
 void bm_peak(benchmark::State& state, std::string isa) {
