@@ -4,6 +4,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -126,6 +128,39 @@ private:
     std::vector<float> buf_, saved_;
 };
 
+// `count` floats that end exactly where an inaccessible page begins: reading or
+// writing even one float past them faults, and the test process dies (a failure
+// ctest reports). Catches over-reads that a guard band cannot, since a read
+// leaves no trace.
+class Fenced {
+public:
+    explicit Fenced(size_t count) {
+        const size_t page = size_t(sysconf(_SC_PAGESIZE));
+        bytes_ = (count * sizeof(float) + page - 1) / page * page;
+        total_ = bytes_ + page;
+        void* p = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) std::abort();
+        base_ = static_cast<char*>(p);
+        if (mprotect(base_ + bytes_, page, PROT_NONE) != 0) std::abort();
+        data_ = reinterpret_cast<float*>(base_ + bytes_) - count;
+    }
+    ~Fenced() { munmap(base_, total_); }
+    Fenced(const Fenced&) = delete;
+    Fenced& operator=(const Fenced&) = delete;
+    float* data() { return data_; }
+
+private:
+    char* base_ = nullptr;
+    size_t bytes_ = 0, total_ = 0;
+    float* data_ = nullptr;
+};
+
+// Floats a matrix of `e` with leading dimension `ld` needs at the least: the last
+// line need not be padded (BLAS never touches past its last element).
+inline size_t min_storage(Extent e, int64_t ld) {
+    return e.outer == 0 || e.inner == 0 ? 0 : size_t(ld * (e.outer - 1) + e.inner);
+}
+
 // One GEMM call as a caller writes it, in either layout.
 struct Call {
     bool row_major = false;
@@ -192,16 +227,16 @@ inline std::vector<double> expected_c(const Call& call, const float* a, const fl
     return out;
 }
 
-// The result in C against `expect`: every element within `bound` (a NaN never is),
-// or, when `exact`, equal to the expected value rounded once to float; and nothing
-// outside the m x n matrix changed.
-inline ::testing::AssertionResult matches(const Call& call, const Guarded& c,
-                                          const std::vector<double>& expect, double bound,
-                                          bool exact = false) {
+// The m x n result at `c` (the call's layout and ldc) against `expect`: every element
+// within `bound` (a NaN never is), or, when `exact`, equal to the expected value
+// rounded once to float.
+inline ::testing::AssertionResult values_match(const Call& call, const float* c,
+                                               const std::vector<double>& expect, double bound,
+                                               bool exact = false) {
     for (int64_t i = 0; i < call.m; ++i)
         for (int64_t j = 0; j < call.n; ++j) {
             const int64_t at = offset_of(call.row_major, call.ldc(), i, j);
-            const float got = c.data()[at];
+            const float got = c[at];
             const double want = expect[size_t(at)];
             const bool ok = exact ? got == float(want) : std::fabs(double(got) - want) <= bound;
             if (!ok)
@@ -210,6 +245,14 @@ inline ::testing::AssertionResult matches(const Call& call, const Guarded& c,
                        << ", expected " << want << (exact ? " exactly" : " within ")
                        << (exact ? 0.0 : bound);
         }
+    return ::testing::AssertionSuccess();
+}
+
+// values_match, and nothing outside the m x n matrix of C changed.
+inline ::testing::AssertionResult matches(const Call& call, const Guarded& c,
+                                          const std::vector<double>& expect, double bound,
+                                          bool exact = false) {
+    if (auto r = values_match(call, c.data(), expect, bound, exact); !r) return r;
     if (auto r = c.untouched_outside(); !r) return ::testing::AssertionFailure() << call.describe() << ": C " << r.message();
     return ::testing::AssertionSuccess();
 }

@@ -1,5 +1,7 @@
 // Edge sizes through the public entry points (cblas_sgemm in both layouts, and
-// ridge_sgemm), and tiny forced blockings through the driver. Every call checks
+// ridge_sgemm), through the driver forced onto each of its paths (blocked, and
+// small-problem when the kernel has one), and tiny forced blockings through the
+// blocked path. Every call checks
 // the result against the double reference and that nothing outside the m x n
 // matrix of C (leading-dimension padding, a guard band on both sides) changed,
 // and that A and B were not written.
@@ -20,12 +22,32 @@ using namespace ridge_test;
 
 namespace {
 
-enum class Api { cblas, native };
+// The ways into a multiplication: the two public entry points, and the driver
+// with the runtime's kernel and blocking forced onto its blocked path or onto its
+// small-problem path (the public entry points choose between them by volume, so
+// most edge shapes would otherwise only ever see the small path).
+enum class Api { cblas, native, blocked, small };
 
-const char* api_name(Api api) { return api == Api::cblas ? "cblas_sgemm" : "ridge_sgemm"; }
+const char* api_name(Api api) {
+    switch (api) {
+        case Api::cblas: return "cblas_sgemm";
+        case Api::native: return "ridge_sgemm";
+        case Api::blocked: return "gemm_f32 (blocked path)";
+        case Api::small: return "gemm_f32 (small path)";
+    }
+    return "?";
+}
 
-// Calls the entry point; false when it reported an error (cblas reports none that we can see
-// here, so its result is judged by C alone).
+// Every way the runtime kernel supports (not every kernel has a small-problem variant).
+std::vector<Api> all_apis() {
+    std::vector<Api> apis = {Api::cblas, Api::native, Api::blocked};
+    if (ridge::runtime_config().sgemm_kernel->small_f32 != nullptr) apis.push_back(Api::small);
+    return apis;
+}
+
+// Calls through `api`; false when it reported an error (cblas_sgemm has no status, so
+// its result is judged by C alone). The driver takes column-major problems: a row-major
+// call is handed to it as the column-major product C^T = op(B)^T op(A)^T.
 bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc) {
     if (api == Api::cblas) {
         cblas_sgemm(c.row_major ? CblasRowMajor : CblasColMajor, c.ta ? CblasTrans : CblasNoTrans,
@@ -33,9 +55,26 @@ bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc)
                     int(c.lda()), b, int(c.ldb()), c.beta, cc, int(c.ldc()));
         return true;
     }
-    return ridge_sgemm(c.row_major ? RIDGE_ROW_MAJOR : RIDGE_COL_MAJOR, c.ta ? RIDGE_TRANS : RIDGE_NO_TRANS,
-                       c.tb ? RIDGE_TRANS : RIDGE_NO_TRANS, c.m, c.n, c.k, c.alpha, a, c.lda(), b,
-                       c.ldb(), c.beta, cc, c.ldc()) == RIDGE_SUCCESS;
+    if (api == Api::native)
+        return ridge_sgemm(c.row_major ? RIDGE_ROW_MAJOR : RIDGE_COL_MAJOR, c.ta ? RIDGE_TRANS : RIDGE_NO_TRANS,
+                           c.tb ? RIDGE_TRANS : RIDGE_NO_TRANS, c.m, c.n, c.k, c.alpha, a, c.lda(), b,
+                           c.ldb(), c.beta, cc, c.ldc()) == RIDGE_SUCCESS;
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    ridge::GemmPlan plan;
+    plan.kernel = cfg.sgemm_kernel;
+    plan.blocking = cfg.sgemm_blocking;
+    plan.threads = 1;
+    plan.small_path = api == Api::small;
+    ridge::GemmArgsF32 g;
+    g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = cc, g.ldc = c.ldc();
+    if (!c.row_major) {
+        g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n;
+        g.a = a, g.lda = c.lda(), g.b = b, g.ldb = c.ldb();
+    } else {
+        g.trans_a = c.tb, g.trans_b = c.ta, g.m = c.n, g.n = c.m;
+        g.a = b, g.lda = c.ldb(), g.b = a, g.ldb = c.lda();
+    }
+    return ridge::gemm_f32(g, plan) == RIDGE_SUCCESS;
 }
 
 // One call with operands drawn from `rng` (NaN in C when beta == 0, NaN in A and B
@@ -60,14 +99,14 @@ constexpr float kScalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 0.75f}, {2.
 constexpr int kNumScalars = 6;
 
 // Every value 0..33 of each of m, n and k, with every transpose pair, in both
-// layouts and through both APIs; the other two sizes drawn at random from 0..33.
+// layouts and through every way in; the other two sizes drawn at random from 0..33.
 TEST(Edges, EverySizeUpTo33ForEachDimension) {
     const uint32_t seed = test_seed();
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int64_t> size(0, 33), pad(0, 3);
     int serial = 0;
-    for (Api api : {Api::cblas, Api::native})
+    for (Api api : all_apis())
         for (bool row : {false, true})
             for (int t = 0; t < 4; ++t)
                 for (int dim = 0; dim < 3; ++dim)
@@ -91,6 +130,7 @@ TEST(Edges, FullCubeUpTo33) {
     const uint32_t seed = test_seed() + 1;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
+    const std::vector<Api> apis = all_apis();
     for (int64_t m = 0; m <= 33; ++m)
         for (int64_t n = 0; n <= 33; ++n)
             for (int64_t k = 0; k <= 33; ++k) {
@@ -100,7 +140,7 @@ TEST(Edges, FullCubeUpTo33) {
                 c.ta = r & 1, c.tb = r & 2, c.row_major = r & 4;
                 c.alpha = kScalars[r % kNumScalars][0], c.beta = kScalars[r % kNumScalars][1];
                 c.ldc_pad = r % 3;
-                ASSERT_TRUE(run_case((r & 8) ? Api::cblas : Api::native, c, rng));
+                ASSERT_TRUE(run_case(apis[size_t(r / 8) % apis.size()], c, rng));
             }
 }
 
@@ -115,6 +155,7 @@ TEST(Edges, PowersOfTwoPlusMinusOne) {
         for (int64_t d : {-1, 0, 1}) sizes.push_back((int64_t{1} << j) + d);
     sizes.push_back(520);
     std::uniform_int_distribution<int64_t> small(1, 33);
+    const std::vector<Api> apis = all_apis();
     int serial = 0;
     for (int64_t s : sizes)
         for (int dim = 0; dim < 3; ++dim)
@@ -127,7 +168,7 @@ TEST(Edges, PowersOfTwoPlusMinusOne) {
                     c.k = dim == 2 ? s : small(rng);
                     c.alpha = kScalars[serial % kNumScalars][0], c.beta = kScalars[serial % kNumScalars][1];
                     c.lda_pad = serial % 2;
-                    ASSERT_TRUE(run_case(serial % 2 ? Api::cblas : Api::native, c, rng));
+                    ASSERT_TRUE(run_case(apis[size_t(serial) % apis.size()], c, rng));
                     ++serial;
                 }
     // A few with two or three large dimensions, where several blocks meet.
@@ -137,7 +178,7 @@ TEST(Edges, PowersOfTwoPlusMinusOne) {
             Call c;
             c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2, c.row_major = t == 3;
             c.alpha = 1.25f, c.beta = t == 0 ? 0.0f : -0.5f;
-            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));
+            ASSERT_TRUE(run_case(apis[size_t(t) % apis.size()], c, rng));
         }
 }
 
@@ -160,9 +201,12 @@ TEST(Edges, BlockSizesPlusMinusOne) {
         c.ta = serial & 1, c.tb = serial & 2, c.row_major = serial & 4;
         c.alpha = kScalars[serial % kNumScalars][0], c.beta = kScalars[serial % kNumScalars][1];
         c.ldb_pad = serial % 3;
+        // The public call (small path or blocked, as the library decides), and the blocked
+        // path itself, whose loops these sizes are about.
         const Api api = (serial & 8) ? Api::cblas : Api::native;
         ++serial;
-        return run_case(api, c, rng);
+        if (auto r = run_case(api, c, rng); !r) return r;
+        return run_case(Api::blocked, c, rng);
     };
     for (int64_t m : ms)
         for (int64_t k : ks) ASSERT_TRUE(next(m, bp.NR + 1, k));
@@ -184,8 +228,7 @@ TEST(Edges, PaddedLeadingDimensions) {
             c.m = 45, c.n = 29, c.k = 37, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
             c.alpha = 0.5f, c.beta = 1.5f;
             c.lda_pad = pad, c.ldb_pad = pad + 3, c.ldc_pad = pad + 1;
-            ASSERT_TRUE(run_case(Api::native, c, rng));
-            ASSERT_TRUE(run_case(Api::cblas, c, rng));
+            for (Api api : all_apis()) ASSERT_TRUE(run_case(api, c, rng));
         }
 }
 
@@ -197,6 +240,7 @@ TEST(Edges, BetaZeroOverwritesNaN) {
     std::mt19937 rng(seed);
     const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
     const int64_t shapes[][3] = {{1, 1, 1}, {bp.MR, bp.NR, 5}, {bp.MR + 3, 2 * bp.NR - 1, bp.KC + 9}, {77, 41, 2 * bp.KC + 1}};
+    const std::vector<Api> apis = all_apis();
     for (const auto& s : shapes)
         for (int t = 0; t < 8; ++t) {
             Call c;
@@ -205,7 +249,7 @@ TEST(Edges, BetaZeroOverwritesNaN) {
             c.ldc_pad = 2;
             Operands ops(c, rng);  // C is all NaN (beta == 0)
             const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-            ASSERT_TRUE(call_api(t % 2 ? Api::cblas : Api::native, c, ops.a.data(), ops.b.data(), ops.c.data()));
+            ASSERT_TRUE(call_api(apis[size_t(t) % apis.size()], c, ops.a.data(), ops.b.data(), ops.c.data()));
             for (int64_t o = 0; o < ops.c.outer(); ++o)
                 for (int64_t i = 0; i < ops.c.inner(); ++i)
                     ASSERT_FALSE(std::isnan(ops.c.at(i, o))) << c.describe() << ": NaN survived at " << i << "," << o;
@@ -224,7 +268,7 @@ TEST(Edges, AlphaZeroNeverReadsAOrB) {
             Call c;
             c.m = 37, c.n = 19, c.k = 23, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
             c.alpha = 0.0f, c.beta = beta, c.lda_pad = 1, c.ldc_pad = 4;
-            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));  // exact check
+            for (Api api : all_apis()) ASSERT_TRUE(run_case(api, c, rng));  // exact check
         }
 }
 
@@ -238,7 +282,7 @@ TEST(Edges, DepthZeroScalesC) {
             Call c;
             c.m = 13, c.n = 40, c.k = 0, c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
             c.alpha = 2.0f, c.beta = beta, c.ldc_pad = 3;
-            ASSERT_TRUE(run_case(t % 2 ? Api::cblas : Api::native, c, rng));
+            for (Api api : all_apis()) ASSERT_TRUE(run_case(api, c, rng));
         }
 }
 
@@ -256,7 +300,7 @@ TEST(Edges, QuickReturnsLeaveCUntouched) {
                        {9, 11, 7, 0.0f, 1.0f}, {9, 11, 0, 3.0f, 1.0f}, {9, 11, 0, 0.0f, 1.0f}};
     for (const Q& q : cases)
         for (int t = 0; t < 8; ++t)
-            for (Api api : {Api::cblas, Api::native}) {
+            for (Api api : all_apis()) {
                 Call c;
                 c.m = q.m, c.n = q.n, c.k = q.k, c.alpha = q.alpha, c.beta = q.beta;
                 c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4, c.ldc_pad = 2;
@@ -271,6 +315,42 @@ TEST(Edges, QuickReturnsLeaveCUntouched) {
                 cc.snapshot();
                 ASSERT_TRUE(call_api(api, c, a.data(), b.data(), cc.data())) << c.describe();
                 ASSERT_TRUE(cc.untouched()) << api_name(api) << " " << c.describe();
+            }
+}
+
+// A, B and C each end exactly at an inaccessible page (their last column or row
+// unpadded, as BLAS allows), so a read or write one float past any of them kills
+// the test. Edge tiles, masked tails and packing of partial panels are where that
+// happens; every way in, every layout and transpose pair.
+TEST(Edges, NothingReadOrWrittenPastTheOperands) {
+    const uint32_t seed = test_seed() + 10;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    const int64_t shapes[][3] = {{1, 1, 1},       {bp.MR - 1, bp.NR - 1, 3}, {bp.MR + 1, bp.NR + 1, 17},
+                                 {3, 2, bp.KC + 1}, {2 * bp.MR + 5, 3, 9},       {5, 2 * bp.NR + 1, 33},
+                                 {33, 31, 29}};
+    int serial = 0;
+    for (Api api : all_apis())
+        for (const auto& s : shapes)
+            for (int t = 0; t < 8; ++t) {
+                Call c;
+                c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2, c.row_major = t & 4;
+                c.alpha = kScalars[serial % kNumScalars][0], c.beta = kScalars[serial % kNumScalars][1];
+                c.lda_pad = serial % 2, c.ldc_pad = (serial / 2) % 2;
+                ++serial;
+                if (c.alpha == 0.0f) c.alpha = 1.0f;  // make A and B be read
+                Fenced a(min_storage(c.a_extent(), c.lda())), b(min_storage(c.b_extent(), c.ldb())),
+                    cc(min_storage(c.c_extent(), c.ldc()));
+                const size_t na = min_storage(c.a_extent(), c.lda()), nb = min_storage(c.b_extent(), c.ldb()),
+                             nc = min_storage(c.c_extent(), c.ldc());
+                for (size_t i = 0; i < na; ++i) a.data()[i] = dist(rng);
+                for (size_t i = 0; i < nb; ++i) b.data()[i] = dist(rng);
+                for (size_t i = 0; i < nc; ++i) cc.data()[i] = dist(rng);
+                const auto expect = expected_c(c, a.data(), b.data(), cc.data());
+                ASSERT_TRUE(call_api(api, c, a.data(), b.data(), cc.data())) << api_name(api) << " " << c.describe();
+                ASSERT_TRUE(values_match(c, cc.data(), expect, bound_for(c))) << api_name(api);
             }
 }
 

@@ -1,7 +1,10 @@
 // Every microkernel in the registry that this CPU can run: called directly on
 // hand-packed panels, and through the blocked driver with a plan that uses it,
 // on the shapes where kernels go wrong (k = 1, k around KC, partial tiles,
-// strided C, beta = 0 over NaN). Kernels the CPU lacks are skipped, not passed.
+// strided C, beta = 0 over NaN). Also each kernel's panel packer, the
+// small-problem kernels and the driver's small path, and the driver's side of
+// the microkernel contract (a spy kernel records what it is handed).
+// Kernels the CPU lacks are skipped, not passed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -82,16 +85,16 @@ std::vector<Call> driver_shapes(int64_t MR, int64_t NR, int64_t KC) {
         int64_t m, n, k;
     };
     const S shapes[] = {
-        {MR, NR, 1},                   // k = 1: one rank-1 update
-        {1, 1, 1},                     // smallest tile: everything is edge
-        {MR - 1, NR - 1, 1},           // partial tile in both directions
-        {MR, NR, KC - 1},              // k < KC: one block, odd depth
-        {MR - 1, NR, KC},              // m < MR, k exactly KC
-        {MR, NR - 1, KC + 1},          // n < NR, one KC block and a 1-deep remainder
-        {2 * MR + 1, 2 * NR + 1, 3},   // m, n just above multiples of the tile
-        {3 * MR, 3 * NR, 3 * KC + 5},  // several KC blocks, full tiles only
-        {2 * MR + 3, NR + 2, 2 * KC + 7},
-        {5, 3 * NR + 1, 2 * KC},
+        {MR, NR, 1},                            // k = 1: one rank-1 update
+        {1, 1, 1},                              // smallest tile: everything is edge
+        {MR - 1, NR - 1, 1},                    // partial tile in both directions
+        {MR, NR, std::max<int64_t>(KC - 1, 1)}, // k < KC: one block, odd depth
+        {MR - 1, NR, KC},                       // m < MR, k exactly KC
+        {MR, NR - 1, KC + 1},                   // n < NR, one KC block and a 1-deep remainder
+        {2 * MR + 1, 2 * NR + 1, 3},            // m, n just above multiples of the tile
+        {3 * MR, 3 * NR, 3 * KC + 5},           // several KC blocks, full tiles only
+        {2 * MR + 3, NR + 2, 2 * KC + 7},       // ragged in every direction
+        {5, 3 * NR + 1, 2 * KC},                // thin: one partial row of tiles, two full KC blocks
     };
     std::vector<Call> calls;
     for (const S& s : shapes) {
@@ -176,6 +179,121 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
                     }
                 ASSERT_TRUE(c.untouched_outside());
             }
+}
+
+// The kernel's panel packer, as gemm_kernel.h defines it: dst[p*width + i] = X(i, p)
+// for i < rows and exactly 0 for rows <= i < width, nothing written past
+// width*kc floats, nothing read past the source (it ends at an inaccessible page).
+TEST_P(KernelTest, PackPanelLayout) {
+    const uint32_t seed = test_seed() + 6;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    ASSERT_NE(nullptr, kernel_->pack_panel);
+    for (int64_t width : {int64_t{kernel_->MR}, int64_t{kernel_->NR}})
+        for (int64_t rows = 1; rows <= width; ++rows)
+            for (int64_t kc : {1, 2, 15, 16, 17, 33})
+                for (bool contiguous : {true, false}) {
+                    // contiguous: X(i, p) = src[i + p*ld]; strided: X(i, p) = src[p + i*ld].
+                    const int64_t ld = (contiguous ? rows : kc) + (rows % 3);
+                    const Extent e = contiguous ? Extent{rows, kc} : Extent{kc, rows};
+                    Fenced src(min_storage(e, ld));
+                    const size_t n_src = min_storage(e, ld);
+                    for (size_t i = 0; i < n_src; ++i) src.data()[i] = dist(rng);
+                    const int64_t guard = 64;
+                    AlignedFloats dst(size_t(width * kc + guard));
+                    for (int64_t i = 0; i < width * kc + guard; ++i) dst.p[i] = sentinel();
+
+                    kernel_->pack_panel(src.data(), ld, contiguous, rows, kc, width, dst.p);
+
+                    SCOPED_TRACE(std::string(kernel_->name) + " width=" + std::to_string(width) +
+                                 " rows=" + std::to_string(rows) + " kc=" + std::to_string(kc) +
+                                 (contiguous ? " rows contiguous" : " rows strided") + " ld=" + std::to_string(ld));
+                    for (int64_t p = 0; p < kc; ++p)
+                        for (int64_t i = 0; i < width; ++i) {
+                            const float want = i < rows ? src.data()[contiguous ? i + p * ld : p + i * ld] : 0.0f;
+                            ASSERT_TRUE(same_bits(want, dst.p[p * width + i]))
+                                << "dst[" << p << "*width + " << i << "] = " << dst.p[p * width + i] << ", want " << want;
+                        }
+                    for (int64_t i = width * kc; i < width * kc + guard; ++i)
+                        ASSERT_TRUE(same_bits(sentinel(), dst.p[i])) << "written past the panel at +" << i - width * kc;
+                }
+}
+
+// The small-problem kernel (for kernels that have one) on operands read in place:
+// every tile size mr x nr up to MR x NR, B as stored both ways, C's rows past mr
+// (up to ldc) and its guard band untouched, A and B ending at an inaccessible page.
+TEST(Kernels, SmallKernelsOnInPlaceOperands) {
+    const uint32_t seed = test_seed() + 7;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        int serial = 0;
+        for (int64_t mr = 1; mr <= ker.MR; ++mr)
+            for (int64_t nr = 1; nr <= ker.NR; ++nr)
+                for (int64_t k : {1, 7}) {
+                    for (bool b_trans : {false, true}) {
+                        const float alpha = kScalars[serial % 4][0], beta = kScalars[serial % 4][1];
+                        ++serial;
+                        const int64_t a_step = mr + serial % 3;
+                        // op(B)(p, j) = b[p*b_step + j*b_col]: columns of B, or rows of B^T.
+                        const int64_t b_step = b_trans ? nr + 1 : 1, b_col = b_trans ? 1 : k + 2;
+                        const size_t na = size_t(a_step * (k - 1) + mr);
+                        const size_t nb = size_t((k - 1) * b_step + (nr - 1) * b_col + 1);
+                        Fenced a(na), b(nb);
+                        for (size_t i = 0; i < na; ++i) a.data()[i] = dist(rng);
+                        for (size_t i = 0; i < nb; ++i) b.data()[i] = dist(rng);
+                        Guarded c({mr, nr}, mr + 3);
+                        c.fill_random(rng);
+                        if (beta == 0.0f) c.fill(quiet_nan());
+
+                        ker.small_f32(mr, nr, k, alpha, a.data(), a_step, b.data(), b_step, b_col, beta, c.data(),
+                                      c.ld());
+
+                        SCOPED_TRACE(std::string(ker.name) + " small mr=" + std::to_string(mr) + " nr=" +
+                                     std::to_string(nr) + " k=" + std::to_string(k) + (b_trans ? " B^T" : " B") +
+                                     " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+                        const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
+                        for (int64_t j = 0; j < nr; ++j)
+                            for (int64_t i = 0; i < mr; ++i) {
+                                double sum = 0.0;
+                                for (int64_t p = 0; p < k; ++p)
+                                    sum += double(a.data()[i + p * a_step]) * double(b.data()[p * b_step + j * b_col]);
+                                const double want = double(alpha) * sum +
+                                                    (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
+                                ASSERT_NEAR(want, c.at(i, j), bound) << "(" << i << "," << j << ")";
+                            }
+                        ASSERT_TRUE(c.untouched_outside());
+                    }
+                }
+    }
+}
+
+// The driver's small-problem path with each kernel that has one, on the same edge
+// shapes as the blocked path (it has no blocking: the shapes only need to be ragged).
+TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 8;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ridge::GemmPlan plan;
+        plan.kernel = &ker;
+        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        plan.small_path = true;
+        SCOPED_TRACE(std::string(ker.name) + " small path");
+        for (Call call : driver_shapes(ker.MR, ker.NR, 40))
+            for (int t = 0; t < 4; ++t)
+                for (const auto& s : kScalars) {
+                    call.ta = t & 1, call.tb = t & 2;
+                    call.alpha = s[0], call.beta = s[1];
+                    call.ldc_pad = (t % 2 == 0) ? 5 : 0;
+                    call.lda_pad = t, call.ldb_pad = 3 - t;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+    }
 }
 
 // --- The driver's side of the microkernel contract (lib/kernels/gemm_kernel.h) ---

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
+#include "dispatch/cpu_features.h"
 #include "reference.h"
 #include "ridge/ridge.h"
 
@@ -35,4 +38,24 @@ TEST(Sgemm, SquareAndRectangular) {
     for (int64_t s : {1, 7, 32, 33, 100, 257})
         for (bool ta : {false, true})
             for (bool tb : {false, true}) check_col_major(ta, tb, s, s + 5, s + 3, 1.5f, 0.5f, 42);
+}
+
+// RIDGE_ISA in the environment must really select that ISA's kernel (the ctest
+// entries test_sgemm_avx2 and test_sgemm_ref set it); a value that names no ISA
+// is ignored, as is no value, and then the best ISA this CPU supports is used.
+// Proven through the name ridge reports, whose suffix is "__<isa>".
+TEST(Sgemm, KernelFollowsRidgeIsa) {
+    const char* forced = std::getenv("RIDGE_ISA");
+    ridge::Isa want = ridge::best_supported_isa();
+    ridge::Isa named;
+    if (forced != nullptr && ridge::parse_isa(forced, &named)) {
+        if (!ridge::cpu_supports(named)) GTEST_SKIP() << "this CPU lacks " << forced;
+        want = named;
+    }
+    const std::string name = ridge_sgemm_kernel_name();
+    const std::string suffix = std::string("__") + ridge::isa_name(want);
+    EXPECT_NE(std::string::npos, name.find(suffix))
+        << "RIDGE_ISA=" << (forced ? forced : "(unset)") << ": kernel " << name << ", expected " << suffix;
+    // And the kernel is usable: a product through it is right.
+    check_col_major(false, true, 19, 23, 29, 1.0f, 0.0f, 7);
 }

@@ -4,7 +4,8 @@
 //
 // The tests named CallerParallel* run in their own ctest entry (see CMakeLists.txt):
 // a deadlock there is detected by a watchdog, and the threads it leaves stuck must
-// not be in the same process as the other tests.
+// not be in the same process as the other tests. Env.* needs an environment
+// variable set, and runs in an entry of its own too.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -60,7 +61,8 @@ TEST(Threads, OneAndTwoThreadsBitIdentical) {
         int64_t m, n, k;
     };
     std::vector<S> shapes = {{300, 300, 300}, {37, 1000, 300}, {1000, 13, 800}, {64, 2100, 64}, {513, 257, 129}};
-    std::uniform_int_distribution<int64_t> dim(100, 400);
+    // 250^3 is 31 MFLOP: enough for two threads at any draw.
+    std::uniform_int_distribution<int64_t> dim(250, 450);
     for (int i = 0; i < 3; ++i) shapes.push_back({dim(rng), dim(rng), dim(rng)});
     int serial = 0;
     for (const S& s : shapes) {
@@ -177,8 +179,9 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
 // on one thread. Run under OMP_THREAD_LIMIT=1 (a separate ctest entry) this takes that
 // path on every call; without it, it is one more 2- and 3-thread check.
 TEST(Threads, ShortTeamStillCorrect) {
-    if (const char* limit = std::getenv("OMP_THREAD_LIMIT"))
+    if (const char* limit = std::getenv("OMP_THREAD_LIMIT")) {
         ASSERT_EQ(std::atoi(limit), omp_get_thread_limit()) << "the environment did not reach OpenMP";
+    }
     const uint32_t seed = test_seed() + 3;
     SCOPED_TRACE(seed_note(seed));
     SCOPED_TRACE("omp_get_thread_limit()=" + std::to_string(omp_get_thread_limit()));
@@ -211,7 +214,7 @@ struct Job {
 };
 
 std::vector<Job> make_jobs(int count, std::mt19937& rng, int variant) {
-    std::vector<Job> jobs(size_t(count));
+    std::vector<Job> jobs(static_cast<size_t>(count));
     std::uniform_int_distribution<int64_t> small(1, 90);
     for (int i = 0; i < count; ++i) {
         Job& j = jobs[size_t(i)];
@@ -275,6 +278,22 @@ TEST(Threads, CallDoesNotChangeCallersMaxThreads) {
     omp_set_num_threads(before);
 }
 
+// RIDGE_NUM_THREADS sets the default thread count (read once per process, so this
+// runs in its own ctest entry, test_threads_env, with RIDGE_NUM_THREADS=3), and the
+// library then really plans that many threads for a big enough problem.
+TEST(Env, DefaultThreadsFollowRidgeNumThreads) {
+    const char* v = std::getenv("RIDGE_NUM_THREADS");
+    ASSERT_NE(nullptr, v) << "run through the ctest entry that sets RIDGE_NUM_THREADS";
+    const int want = std::atoi(v);
+    EXPECT_EQ(want, ridge_get_num_threads());
+    EXPECT_EQ(want, ridge::runtime_config().default_threads);
+    EXPECT_EQ(want, ridge::threads_for(1e12));
+    // A per-thread setting still wins over the environment.
+    ridge_set_num_threads(1);
+    EXPECT_EQ(1, ridge::threads_for(1e12));
+    ridge_set_num_threads(0);
+}
+
 // --- Calls from inside a caller's parallel region (own ctest entry) ---
 
 // Runs `body` on a fresh thread and waits at most `limit`. A body still running then
@@ -302,15 +321,13 @@ struct RegionState {
     int max_threads_outside_after = -1;
 };
 
-// A `#pragma omp parallel num_threads(2)` region in which thread t runs jobs[t]
-// when `who_calls(t)`; the calls must use one thread each (threads_for) and
-// leave the caller's ICVs alone.
-std::shared_ptr<RegionState> make_region_state(int64_t k0, int64_t k1, uint32_t seed) {
+// Two problems of m x n and depths k0 and k1, one per thread of the caller's region.
+std::shared_ptr<RegionState> make_region_state(int64_t m, int64_t n, int64_t k0, int64_t k1, uint32_t seed) {
     auto st = std::make_shared<RegionState>();
     std::mt19937 rng(seed);
     for (int64_t k : {k0, k1}) {
         Job j;
-        j.call.m = 61, j.call.n = 47, j.call.k = k, j.call.alpha = 1.5f, j.call.beta = 0.5f;
+        j.call.m = m, j.call.n = n, j.call.k = k, j.call.alpha = 1.5f, j.call.beta = 0.5f;
         j.ops = std::make_unique<Operands>(j.call, rng);
         j.expect = expected_c(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
         st->jobs.push_back(std::move(j));
@@ -321,7 +338,25 @@ std::shared_ptr<RegionState> make_region_state(int64_t k0, int64_t k1, uint32_t 
     return st;
 }
 
-void run_region(const std::shared_ptr<RegionState>& st, bool only_thread0) {
+// How a thread of the region multiplies: through ridge_sgemm, or straight into the
+// blocked driver with the plan dispatch would make there (runtime kernel and
+// blocking, threads_for() threads), whatever the small-problem threshold is.
+enum class Via { api, blocked_driver };
+
+ridge_status multiply(const Job& j, Via via) {
+    if (via == Via::api) return native(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    ridge::GemmPlan plan;
+    plan.kernel = cfg.sgemm_kernel;
+    plan.blocking = cfg.sgemm_blocking;
+    plan.threads = ridge::threads_for(2.0 * double(j.call.m) * double(j.call.n) * double(j.call.k));
+    plan.small_path = false;
+    return ridge::gemm_f32(args_for(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data()), plan);
+}
+
+// A `#pragma omp parallel num_threads(2)` region in which thread t runs jobs[t]
+// (only thread 0 when `only_thread0`), recording the caller's ICVs around the call.
+void run_region(const std::shared_ptr<RegionState>& st, bool only_thread0, Via via) {
     omp_set_num_threads(2);
 #pragma omp parallel num_threads(2)
     {
@@ -329,7 +364,7 @@ void run_region(const std::shared_ptr<RegionState>& st, bool only_thread0) {
         st->max_threads_before[size_t(t)] = omp_get_max_threads();
         if (!only_thread0 || t == 0) {
             Job& j = st->jobs[size_t(t)];
-            j.status = native(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
+            j.status = multiply(j, via);
             st->called[size_t(t)] = 1;
         }
         st->max_threads_after[size_t(t)] = omp_get_max_threads();
@@ -351,13 +386,21 @@ void check_region(const RegionState& st, bool only_thread0) {
     EXPECT_EQ(2, st.max_threads_outside_after) << "omp_set_num_threads(2) of the caller was changed";
 }
 
+// The shapes below are well above the volume ridge multiplies without packing
+// (160^3 today), so the API calls take the blocked path too; the Via::blocked_driver
+// variants make sure of it whatever that threshold becomes.
+constexpr int64_t kRegionM = 320, kRegionN = 320;
+
 // Every thread of the region runs the same shape (same sequence of blocks).
 TEST(CallerParallel, SameShapeOnEveryThread) {
     const uint32_t seed = test_seed() + 6;
     SCOPED_TRACE(seed_note(seed));
-    auto st = make_region_state(700, 700, seed);
-    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, false); }));
-    check_region(*st, false);
+    for (Via via : {Via::api, Via::blocked_driver}) {
+        SCOPED_TRACE(via == Via::api ? "ridge_sgemm" : "blocked driver");
+        auto st = make_region_state(kRegionM, kRegionN, 300, 300, seed);
+        ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st, via] { run_region(st, false, via); }));
+        check_region(*st, false);
+    }
 }
 
 // The threads of the region run different depths, so each call walks a different
@@ -366,9 +409,12 @@ TEST(CallerParallel, DifferentShapesOnEachThread) {
     const uint32_t seed = test_seed() + 7;
     SCOPED_TRACE(seed_note(seed));
     const int64_t KC = ridge::runtime_config().sgemm_blocking.KC;
-    auto st = make_region_state(10, 3 * KC + 5, seed);
-    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, false); }));
-    check_region(*st, false);
+    for (Via via : {Via::api, Via::blocked_driver}) {
+        SCOPED_TRACE(via == Via::api ? "ridge_sgemm" : "blocked driver");
+        auto st = make_region_state(kRegionM, kRegionN, 64, 3 * KC + 5, seed);
+        ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st, via] { run_region(st, false, via); }));
+        check_region(*st, false);
+    }
 }
 
 // Only one thread of the region calls ridge (the others go straight to the
@@ -376,9 +422,12 @@ TEST(CallerParallel, DifferentShapesOnEachThread) {
 TEST(CallerParallel, OnlyOneThreadOfTheRegionCalls) {
     const uint32_t seed = test_seed() + 8;
     SCOPED_TRACE(seed_note(seed));
-    auto st = make_region_state(300, 300, seed);
-    ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st] { run_region(st, true); }));
-    check_region(*st, true);
+    for (Via via : {Via::api, Via::blocked_driver}) {
+        SCOPED_TRACE(via == Via::api ? "ridge_sgemm" : "blocked driver");
+        auto st = make_region_state(kRegionM, kRegionN, 300, 300, seed);
+        ASSERT_TRUE(finishes_within(std::chrono::seconds(5), [st, via] { run_region(st, true, via); }));
+        check_region(*st, true);
+    }
 }
 
 // Inside a caller's region the library uses one thread (no nested team); outside,

@@ -27,8 +27,14 @@ thread_local int tl_thread_override = 0;
 // 160^3 sits inside the even range. A profile may move it (issue: tuner).
 constexpr double kSmallPathMaxVolume = 160.0 * 160.0 * 160.0;
 
+// The small path reads op(A) many times in place (once per NR columns of C), and
+// packs all of it when transposed: only worth it while op(A) stays in L2.
+// 256 Ki floats (1 MiB, padded to whole MR panels) is the smallest L2 of current x86 cores.
+constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
+
 bool use_small_path(const GemmKernel& kernel, const GemmArgsF32& g) {
-    return kernel.small_f32 != nullptr &&
+    const double padded_a = double((g.m + kernel.MR - 1) / kernel.MR * kernel.MR) * double(g.k);
+    return kernel.small_f32 != nullptr && padded_a <= kSmallPathMaxAFloats &&
            double(g.m) * double(g.n) * double(g.k) <= kSmallPathMaxVolume;
 }
 

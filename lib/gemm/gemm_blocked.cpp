@@ -62,9 +62,18 @@ Schedule make_schedule(const GemmArgsF32& g, const BlockingParams& bp, int threa
     return s;
 }
 
+// A barrier of ridge's own team. A one-thread schedule runs outside any parallel
+// region of ridge's, where a bare `omp barrier` would bind to the caller's team
+// (ridge called from inside the caller's parallel region) and deadlock it.
+void team_barrier(const Schedule& s) {
+    if (s.threads > 1) {
+#pragma omp barrier
+    }
+}
+
 struct Buffers {
-    float* packed_b;  // kc_max x nc_max, shared by the team
-    float* packed_a;  // ic_ways blocks of mc x kc_max, one per group
+    float* packed_b;  // panel_depth(kc_max) x nc_max, shared by the team
+    float* packed_a;  // ic_ways blocks of mc x panel_depth(kc_max), one per group
 };
 
 // An MR x NR tile at the edge of C: run the full kernel on a scratch tile so
@@ -85,10 +94,10 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
     const int64_t MR = ker.MR, NR = ker.NR;
     for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
         const int64_t nr = std::min(NR, nc - jp * NR);
-        const float* b = packed_b + jp * NR * kc;
+        const float* b = packed_b + jp * NR * panel_depth(kc);
         for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
             const int64_t mr = std::min(MR, mc - i0);
-            const float* a = packed_a + i0 * kc;
+            const float* a = packed_a + i0 * panel_depth(kc);
             float* cij = c + i0 + jp * NR * ldc;
             if (mr == MR && nr == NR)
                 ker.ukr_f32(kc, alpha, a, b, beta, cij, ldc);
@@ -103,7 +112,7 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
     const int member = tid % s.jr_ways;
-    float* my_packed_a = buf.packed_a + group * s.mc * s.kc_max;
+    float* my_packed_a = buf.packed_a + group * s.mc * panel_depth(s.kc_max);
     const MatrixView A{g.a, g.lda, g.trans_a};
     const MatrixView B{g.b, g.ldb, g.trans_b};
 
@@ -117,7 +126,7 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
             const Range my_b = share(b_panels, s.threads, tid);
             pack_b_f32_panels(ker.pack_panel, offset(B, pc, jc), kc, nc, NR, my_b.first, my_b.last,
                               buf.packed_b);
-#pragma omp barrier
+            team_barrier(s);
 
             for (int64_t blk = 0; blk < s.blocks_per_group; ++blk) {  // ic: the A block in L2
                 const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
@@ -126,17 +135,13 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
                 if (mc > 0)
                     pack_a_f32_panels(ker.pack_panel, offset(A, ic, pc), mc, kc, MR, my_a.first,
                                       my_a.last, my_packed_a);
-                if (s.jr_ways > 1) {
-#pragma omp barrier
-                }
+                if (s.jr_ways > 1) team_barrier(s);
                 if (mc > 0)
                     macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
                                  g.c + ic + jc * g.ldc, g.ldc, share(b_panels, s.jr_ways, member));
-                if (s.jr_ways > 1) {
-#pragma omp barrier
-                }
+                if (s.jr_ways > 1) team_barrier(s);
             }
-#pragma omp barrier
+            team_barrier(s);
         }
     }
 }
@@ -150,8 +155,8 @@ ridge_status gemm_blocked_f32(const GemmArgsF32& g, const GemmPlan& plan) {
 
     Workspace& ws = this_thread_workspace();
     Buffers buf;
-    buf.packed_b = ws.packed_b.reserve(size_t(s.kc_max * s.nc_max));
-    buf.packed_a = ws.packed_a.reserve(size_t(s.ic_ways * s.mc * s.kc_max));
+    buf.packed_b = ws.packed_b.reserve(size_t(panel_depth(s.kc_max) * s.nc_max));
+    buf.packed_a = ws.packed_a.reserve(size_t(s.ic_ways * s.mc * panel_depth(s.kc_max)));
     if (buf.packed_b == nullptr || buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
@@ -172,8 +177,8 @@ ridge_status gemm_blocked_f32(const GemmArgsF32& g, const GemmPlan& plan) {
     }
     if (short_team) {
         const Schedule one = make_schedule(g, bp, 1);
-        const Buffers one_buf{ws.packed_b.reserve(size_t(one.kc_max * one.nc_max)),
-                              ws.packed_a.reserve(size_t(one.mc * one.kc_max))};
+        const Buffers one_buf{ws.packed_b.reserve(size_t(panel_depth(one.kc_max) * one.nc_max)),
+                              ws.packed_a.reserve(size_t(one.mc * panel_depth(one.kc_max)))};
         if (one_buf.packed_b == nullptr || one_buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
         run_thread(g, ker, one, one_buf, 0);
     }

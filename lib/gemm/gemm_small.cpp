@@ -19,7 +19,7 @@ ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
     const float* packed_a = nullptr;
     if (g.trans_a) {
         const int64_t panels = (g.m + MR - 1) / MR;
-        float* buf = this_thread_workspace().packed_a.reserve(size_t(panels * MR * g.k));
+        float* buf = this_thread_workspace().packed_a.reserve(size_t(panels * MR * panel_depth(g.k)));
         if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
         pack_a_f32_panels(ker.pack_panel, MatrixView{g.a, g.lda, true}, g.m, g.k, MR, 0, panels, buf);
         packed_a = buf;
@@ -32,7 +32,7 @@ ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
         const float* b = g.b + j0 * b_col;
         for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
             const int64_t mr = std::min(MR, g.m - i0);
-            const float* a = packed_a ? packed_a + i0 * g.k : g.a + i0;
+            const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : g.a + i0;
             const int64_t a_step = packed_a ? MR : g.lda;
             ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta,
                           g.c + i0 + j0 * g.ldc, g.ldc);

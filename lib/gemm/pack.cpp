@@ -29,7 +29,7 @@ void pack_a_f32_panels(PackPanelF32 pack, MatrixView a, int64_t mc, int64_t kc, 
             const MatrixView p = offset(a, row, p0);
             // op(A)(i, k) is a[i + k*ld] without transpose: a k step is a run of rows.
             pack(p.data, p.ld, !p.trans, std::min(MR, mc - row), steps, MR,
-                 dst + panel * MR * kc + p0 * MR);
+                 dst + panel * MR * panel_depth(kc) + p0 * MR);
         }
     }
 }
@@ -41,7 +41,7 @@ void pack_b_f32_panels(PackPanelF32 pack, MatrixView b, int64_t kc, int64_t nc, 
         const MatrixView p = offset(b, 0, col);
         // The panel is op(B)^T: its rows are columns of op(B), contiguous along k
         // unless B is transposed, when a k step (a row of op(B)) is the contiguous run.
-        pack(p.data, p.ld, p.trans, std::min(NR, nc - col), kc, NR, dst + panel * NR * kc);
+        pack(p.data, p.ld, p.trans, std::min(NR, nc - col), kc, NR, dst + panel * NR * panel_depth(kc));
     }
 }
 

@@ -11,7 +11,8 @@ namespace ridge {
 
 // KC, MC and NC for a kernel of MR x NR on caches `topo`, `elem_bytes` per packed element.
 // Each of KC, MC, NC is a positive multiple of what the loops around it need
-// (MC of MR, NC of NR); KC is a multiple of 8 so panels stay 32-byte aligned for any MR, NR.
+// (MC of MR, NC of NR); KC is a multiple of 8 (panel alignment is the driver's
+// business: it lays panels out at depths rounded up to 16 floats).
 BlockingParams blocking_from_model(const CacheTopology& topo, int64_t MR, int64_t NR,
                                    int64_t elem_bytes);
 
