@@ -22,7 +22,7 @@ void bm_ukr(benchmark::State& state, const ridge::GemmKernel* ker) {
     for (int64_t i = 0; i < MR * kKc; ++i) a[i] = 1e-3f * float(i % 7);
     for (int64_t i = 0; i < NR * kKc; ++i) b[i] = 1e-3f * float(i % 5);
     for (auto _ : state) {
-        ker->ukr_f32(kKc, 1.0f, a, b, 1.0f, c.data(), MR);
+        ker->ukr(kKc, 1.0f, a, b, 1.0f, c.data(), MR);
         benchmark::ClobberMemory();
     }
     state.counters["FLOPS"] = benchmark::Counter(2.0 * MR * NR * kKc, benchmark::Counter::kIsIterationInvariantRate);
@@ -33,9 +33,12 @@ void bm_ukr(benchmark::State& state, const ridge::GemmKernel* ker) {
 }  // namespace
 
 void register_ukr_benchmarks() {
+    // One benchmark per microkernel: entries that share a kernel (fp16 and bf16
+    // inputs converted to fp32 while packing) would time the same code again.
     for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
-        if (!ridge::cpu_supports(k.isa)) continue;
-        const std::string name = std::string("BM_ukr/f32/") + ridge::isa_name(k.isa) + "/" +
+        const bool bf16_pairs = k.packed_bytes == 2;  // the vdpbf16ps kernel reads bf16 K-pairs
+        if (!ridge::cpu_supports(k.isa) || (k.input != ridge::Dtype::f32 && !bf16_pairs)) continue;
+        const std::string name = std::string("BM_ukr/") + (bf16_pairs ? "bf16/" : "f32/") + ridge::isa_name(k.isa) + "/" +
                                  std::to_string(k.MR) + "x" + std::to_string(k.NR);
         benchmark::RegisterBenchmark(name.c_str(), bm_ukr, &k)->UseRealTime();
     }

@@ -41,7 +41,7 @@ const char* api_name(Api api) {
 // Every way the runtime kernel supports (not every kernel has a small-problem variant).
 std::vector<Api> all_apis() {
     std::vector<Api> apis = {Api::cblas, Api::native, Api::blocked};
-    if (ridge::runtime_config().sgemm_kernel->small_f32 != nullptr) apis.push_back(Api::small);
+    if (ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) apis.push_back(Api::small);
     return apis;
 }
 
@@ -61,11 +61,11 @@ bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc)
                            c.ldb(), c.beta, cc, c.ldc()) == RIDGE_SUCCESS;
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     ridge::GemmPlan plan;
-    plan.kernel = cfg.sgemm_kernel;
-    plan.blocking = cfg.sgemm_blocking;
+    plan.kernel = cfg.gemm(ridge::Dtype::f32).kernel;
+    plan.blocking = cfg.gemm(ridge::Dtype::f32).blocking;
     plan.threads = 1;
     plan.small_path = api == Api::small;
-    ridge::GemmArgsF32 g;
+    ridge::GemmArgs g;
     g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = cc, g.ldc = c.ldc();
     if (!c.row_major) {
         g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n;
@@ -74,7 +74,7 @@ bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc)
         g.trans_a = c.tb, g.trans_b = c.ta, g.m = c.n, g.n = c.m;
         g.a = b, g.lda = c.ldb(), g.b = a, g.ldb = c.lda();
     }
-    return ridge::gemm_f32(g, plan) == RIDGE_SUCCESS;
+    return ridge::gemm(g, plan) == RIDGE_SUCCESS;
 }
 
 // One call with operands drawn from `rng` (NaN in C when beta == 0, NaN in A and B
@@ -188,7 +188,7 @@ TEST(Edges, BlockSizesPlusMinusOne) {
     const uint32_t seed = test_seed() + 3;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    const ridge::BlockingParams bp = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
     SCOPED_TRACE("MR=" + std::to_string(bp.MR) + " NR=" + std::to_string(bp.NR) + " KC=" +
                  std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC) + " NC=" + std::to_string(bp.NC));
     const std::vector<int64_t> ms = {bp.MR - 1, bp.MR, bp.MR + 1, 2 * bp.MR + 1, bp.MC - 1, bp.MC, bp.MC + 1};
@@ -238,7 +238,7 @@ TEST(Edges, BetaZeroOverwritesNaN) {
     const uint32_t seed = test_seed() + 5;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    const ridge::BlockingParams bp = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
     const int64_t shapes[][3] = {{1, 1, 1}, {bp.MR, bp.NR, 5}, {bp.MR + 3, 2 * bp.NR - 1, bp.KC + 9}, {77, 41, 2 * bp.KC + 1}};
     const std::vector<Api> apis = all_apis();
     for (const auto& s : shapes)
@@ -327,7 +327,7 @@ TEST(Edges, NothingReadOrWrittenPastTheOperands) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    const ridge::BlockingParams bp = ridge::runtime_config().sgemm_blocking;
+    const ridge::BlockingParams bp = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
     const int64_t shapes[][3] = {{1, 1, 1},       {bp.MR - 1, bp.NR - 1, 3}, {bp.MR + 1, bp.NR + 1, 17},
                                  {3, 2, bp.KC + 1}, {2 * bp.MR + 5, 3, 9},       {5, 2 * bp.NR + 1, 33},
                                  {33, 31, 29}};
@@ -361,7 +361,7 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     const int64_t MR = ker->MR, NR = ker->NR;
     struct B {
         int64_t KC, MC, NC;
@@ -393,12 +393,12 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
                     ASSERT_GT(c.k, blk.KC);
                     Operands ops(c, rng);
                     const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-                    ridge::GemmArgsF32 g;
+                    ridge::GemmArgs g;
                     g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
                     g.alpha = c.alpha, g.beta = c.beta;
                     g.a = ops.a.data(), g.lda = c.lda(), g.b = ops.b.data(), g.ldb = c.ldb();
                     g.c = ops.c.data(), g.ldc = c.ldc();
-                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(g, plan)) << c.describe();
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan)) << c.describe();
                     ASSERT_TRUE(ops.a.untouched());
                     ASSERT_TRUE(ops.b.untouched());
                     ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));

@@ -65,14 +65,14 @@ protected:
 ::testing::AssertionResult run_driver(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng) {
     Operands ops(call, rng);
     const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-    ridge::GemmArgsF32 g;
+    ridge::GemmArgs g;
     g.trans_a = call.ta, g.trans_b = call.tb;
     g.m = call.m, g.n = call.n, g.k = call.k;
     g.alpha = call.alpha, g.beta = call.beta;
     g.a = ops.a.data(), g.lda = call.lda();
     g.b = ops.b.data(), g.ldb = call.ldb();
     g.c = ops.c.data(), g.ldc = call.ldc();
-    const ridge_status st = ridge::gemm_f32(g, plan);
+    const ridge_status st = ridge::gemm(g, plan);
     if (st != RIDGE_SUCCESS) return ::testing::AssertionFailure() << call.describe() << ": status " << st;
     if (auto r = ops.a.untouched(); !r) return ::testing::AssertionFailure() << "A written: " << r.message();
     if (auto r = ops.b.untouched(); !r) return ::testing::AssertionFailure() << "B written: " << r.message();
@@ -166,7 +166,7 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
                 c.fill_random(rng);
                 if (beta == 0.0f) c.fill(quiet_nan());  // must be overwritten, never read
 
-                kernel_->ukr_f32(kc, alpha, a.p, b.p, beta, c.data(), ldc);
+                kernel_->ukr(kc, alpha, a.p, b.p, beta, c.data(), ldc);
 
                 const double bound = gemm_error_bound(kc, alpha, 1.0, 1.0, beta, 1.0);
                 for (int64_t j = 0; j < NR; ++j)
@@ -310,7 +310,7 @@ struct SpyLog {
 };
 SpyLog g_spy;  // the spy runs with plan.threads = 1 only, so a plain global is enough
 
-void spy_ukr(int64_t kc, float alpha, const float* a, const float* b, float beta, float* c, int64_t ldc) {
+void spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     ++g_spy.calls;
     const bool a_bad = reinterpret_cast<uintptr_t>(a) % 64 != 0;
     const bool b_bad = reinterpret_cast<uintptr_t>(b) % 64 != 0;
@@ -322,14 +322,14 @@ void spy_ukr(int64_t kc, float alpha, const float* a, const float* b, float beta
                                  std::to_string(reinterpret_cast<uintptr_t>(b) % 64);
     if (kc < 1 || kc > g_spy.max_kc) ++g_spy.bad_kc;
     if (ldc < g_spy.real->MR) ++g_spy.bad_ldc;
-    g_spy.real->ukr_f32(kc, alpha, a, b, beta, c, ldc);
+    g_spy.real->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
 // Runs shapes whose depth leaves a remainder block of every residue mod 8 through
 // the spy, and checks results so the spy cannot hide a wrong product.
 void run_through_spy(const ridge::GemmKernel* real, int64_t KC, std::mt19937& rng) {
     ridge::GemmKernel spy = *real;
-    spy.ukr_f32 = &spy_ukr;
+    spy.ukr = &spy_ukr;
     g_spy = SpyLog{};
     g_spy.real = real;
     g_spy.max_kc = KC;
@@ -380,18 +380,18 @@ TEST(Kernels, AllSupportedKernelsAgree) {
     std::vector<std::vector<float>> results;
     std::vector<std::string> names;
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (!ridge::cpu_supports(ker.isa)) continue;
+        if (ker.input != ridge::Dtype::f32 || !ridge::cpu_supports(ker.isa)) continue;
         std::mt19937 rng(seed);  // identical operands for every kernel
         Operands ops(call, rng);
         ridge::GemmPlan plan;
         plan.kernel = &ker;
         plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
-        ridge::GemmArgsF32 g;
+        ridge::GemmArgs g;
         g.trans_a = call.ta, g.trans_b = call.tb, g.m = call.m, g.n = call.n, g.k = call.k;
         g.alpha = call.alpha, g.beta = call.beta;
         g.a = ops.a.data(), g.lda = call.lda(), g.b = ops.b.data(), g.ldb = call.ldb();
         g.c = ops.c.data(), g.ldc = call.ldc();
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(g, plan));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
         results.emplace_back(ops.c.data(), ops.c.data() + call.ldc() * call.n);
         names.push_back(ker.name);
     }
@@ -415,7 +415,7 @@ TEST(Kernels, RegistryIsConsistent) {
         EXPECT_GT(ker.MR, 0);
         EXPECT_GT(ker.NR, 0);
         EXPECT_LE(ker.MR * ker.NR, 32 * 32);
-        EXPECT_NE(nullptr, ker.ukr_f32);
+        EXPECT_NE(nullptr, ker.ukr);
         const std::string suffix = std::string("__") + ridge::isa_name(ker.isa);
         const std::string name = ker.name;
         ASSERT_GE(name.size(), suffix.size());
@@ -430,7 +430,14 @@ std::string kernel_name(const ::testing::TestParamInfo<size_t>& info) {
     return ridge::gemm_kernels()[info.param].name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, KernelTest,
-                         ::testing::Range(size_t{0}, ridge::gemm_kernels().size()), kernel_name);
+// The fp32-input entries: these suites feed fp32 operands (16-bit inputs: test_gemm16).
+std::vector<size_t> f32_kernel_indices() {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < ridge::gemm_kernels().size(); ++i)
+        if (ridge::gemm_kernels()[i].input == ridge::Dtype::f32) out.push_back(i);
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KernelTest, ::testing::ValuesIn(f32_kernel_indices()), kernel_name);
 
 }  // namespace

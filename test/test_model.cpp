@@ -369,12 +369,12 @@ TEST(Model, MinimumAccumulators) {
 // The blocking the library runs with: legal for the loops around the kernel.
 TEST(Model, RuntimeBlockingInvariants) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
-    ASSERT_NE(nullptr, cfg.sgemm_kernel);
-    const ridge::BlockingParams& bp = cfg.sgemm_blocking;
-    SCOPED_TRACE(std::string(cfg.sgemm_kernel->name) + " KC=" + std::to_string(bp.KC) +
+    ASSERT_NE(nullptr, cfg.gemm(ridge::Dtype::f32).kernel);
+    const ridge::BlockingParams& bp = cfg.gemm(ridge::Dtype::f32).blocking;
+    SCOPED_TRACE(std::string(cfg.gemm(ridge::Dtype::f32).kernel->name) + " KC=" + std::to_string(bp.KC) +
                  " MC=" + std::to_string(bp.MC) + " NC=" + std::to_string(bp.NC));
-    EXPECT_EQ(cfg.sgemm_kernel->MR, bp.MR);
-    EXPECT_EQ(cfg.sgemm_kernel->NR, bp.NR);
+    EXPECT_EQ(cfg.gemm(ridge::Dtype::f32).kernel->MR, bp.MR);
+    EXPECT_EQ(cfg.gemm(ridge::Dtype::f32).kernel->NR, bp.NR);
     EXPECT_GT(bp.KC, 0);
     EXPECT_GT(bp.MC, 0);
     EXPECT_GT(bp.NC, 0);

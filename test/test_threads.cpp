@@ -35,8 +35,8 @@ ridge_status native(const Call& c, const float* a, const float* b, float* cc) {
                        c.m, c.n, c.k, c.alpha, a, c.lda(), b, c.ldb(), c.beta, cc, c.ldc());
 }
 
-ridge::GemmArgsF32 args_for(const Call& c, const float* a, const float* b, float* cc) {
-    ridge::GemmArgsF32 g;
+ridge::GemmArgs args_for(const Call& c, const float* a, const float* b, float* cc) {
+    ridge::GemmArgs g;
     g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
     g.alpha = c.alpha, g.beta = c.beta;
     g.a = a, g.lda = c.lda(), g.b = b, g.ldb = c.ldb(), g.c = cc, g.ldc = c.ldc();
@@ -112,7 +112,7 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
     const uint32_t seed = test_seed() + 1;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     const int64_t MR = ker->MR, NR = ker->NR;
     const int64_t shapes[][3] = {{7 * MR + 5, 5 * NR + 1, 29}, {13, 7 * NR + 2, 31}, {2 * MR + 1, 1, 17},
                                  {6 * MR, 2 * NR, 1}, {3 * MR + 2, 9 * NR - 1, 40}};
@@ -131,7 +131,7 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             for (int threads : {1, 2, 3}) {
                 Guarded cc = ops.c;
                 ridge::GemmPlan plan{ker, bp, threads};
-                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
                 results.push_back(cc);
             }
             ASSERT_TRUE(matches(c, results[0], expect, bound_for(c)));
@@ -147,9 +147,9 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
 // not done twice or by one thread): a spy kernel records which threads called it.
 std::atomic<unsigned> g_threads_seen{0};
 const ridge::GemmKernel* g_real_kernel = nullptr;
-void thread_spy_ukr(int64_t kc, float alpha, const float* a, const float* b, float beta, float* c, int64_t ldc) {
+void thread_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
-    g_real_kernel->ukr_f32(kc, alpha, a, b, beta, c, ldc);
+    g_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
 TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
@@ -157,9 +157,9 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     const uint32_t seed = test_seed() + 2;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    g_real_kernel = ridge::runtime_config().sgemm_kernel;
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     ridge::GemmKernel spy = *g_real_kernel;
-    spy.ukr_f32 = &thread_spy_ukr;
+    spy.ukr = &thread_spy_ukr;
     const int64_t MR = spy.MR, NR = spy.NR;
     // Row split (m large) and panel split (m of one tile).
     for (int64_t m : {8 * MR, MR}) {
@@ -169,7 +169,7 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
         const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
         g_threads_seen = 0;
         ridge::GemmPlan plan{&spy, {MR, NR, 16, 2 * MR, 4 * NR}, 2};
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), ops.c.data()), plan));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), ops.c.data()), plan));
         ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
         EXPECT_EQ(3u, g_threads_seen.load()) << "bitmask of OpenMP thread numbers that ran the kernel, m=" << m;
     }
@@ -186,7 +186,7 @@ TEST(Threads, ShortTeamStillCorrect) {
     SCOPED_TRACE(seed_note(seed));
     SCOPED_TRACE("omp_get_thread_limit()=" + std::to_string(omp_get_thread_limit()));
     std::mt19937 rng(seed);
-    const ridge::GemmKernel* ker = ridge::runtime_config().sgemm_kernel;
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     const int64_t MR = ker->MR, NR = ker->NR;
     Call c;
     c.m = 6 * MR + 3, c.n = 5 * NR + 2, c.k = 50, c.alpha = -1.0f, c.beta = 0.0f, c.ta = true;
@@ -194,12 +194,12 @@ TEST(Threads, ShortTeamStillCorrect) {
     const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
     Guarded one = ops.c;
     ridge::GemmPlan plan{ker, {MR, NR, 16, 2 * MR, 2 * NR}, 1};
-    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
     ASSERT_TRUE(matches(c, one, expect, bound_for(c)));
     for (int threads : {2, 3}) {
         Guarded cc = ops.c;
         plan.threads = threads;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm_f32(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
         ASSERT_TRUE(cc.untouched_outside());
         ASSERT_EQ(0, std::memcmp(one.data(), cc.data(), sizeof(float) * size_t(c.ldc() * c.n))) << threads << " threads";
     }
@@ -347,11 +347,11 @@ ridge_status multiply(const Job& j, Via via) {
     if (via == Via::api) return native(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data());
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     ridge::GemmPlan plan;
-    plan.kernel = cfg.sgemm_kernel;
-    plan.blocking = cfg.sgemm_blocking;
+    plan.kernel = cfg.gemm(ridge::Dtype::f32).kernel;
+    plan.blocking = cfg.gemm(ridge::Dtype::f32).blocking;
     plan.threads = ridge::threads_for(2.0 * double(j.call.m) * double(j.call.n) * double(j.call.k));
     plan.small_path = false;
-    return ridge::gemm_f32(args_for(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data()), plan);
+    return ridge::gemm(args_for(j.call, j.ops->a.data(), j.ops->b.data(), j.ops->c.data()), plan);
 }
 
 // A `#pragma omp parallel num_threads(2)` region in which thread t runs jobs[t]
@@ -408,7 +408,7 @@ TEST(CallerParallel, SameShapeOnEveryThread) {
 TEST(CallerParallel, DifferentShapesOnEachThread) {
     const uint32_t seed = test_seed() + 7;
     SCOPED_TRACE(seed_note(seed));
-    const int64_t KC = ridge::runtime_config().sgemm_blocking.KC;
+    const int64_t KC = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking.KC;
     for (Via via : {Via::api, Via::blocked_driver}) {
         SCOPED_TRACE(via == Via::api ? "ridge_sgemm" : "blocked driver");
         auto st = make_region_state(kRegionM, kRegionN, 64, 3 * KC + 5, seed);

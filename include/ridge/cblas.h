@@ -4,6 +4,7 @@
 #define RIDGE_CBLAS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +20,35 @@ typedef enum CBLAS_ORDER CBLAS_LAYOUT;
 void cblas_sgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc);
+
+/* 16-bit GEMM under MKL's and OpenBLAS's names. 16-bit values are raw
+ * IEEE binary16 or bfloat16 bit patterns in uint16_t (MKL_F16, MKL_BF16,
+ * OpenBLAS's bfloat16 and hfloat16 are all 16-bit integers). Accumulation is
+ * fp32; cblas_hgemm rounds C to fp16 once, at the end (nearest even). */
+void cblas_hgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                 int m, int n, int k, uint16_t alpha, const uint16_t *a, int lda, const uint16_t *b,
+                 int ldb, uint16_t beta, uint16_t *c, int ldc);
+void cblas_gemm_f16f16f32(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                          enum CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                          const uint16_t *a, int lda, const uint16_t *b, int ldb, float beta,
+                          float *c, int ldc);
+void cblas_gemm_bf16bf16f32(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                            enum CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                            const uint16_t *a, int lda, const uint16_t *b, int ldb, float beta,
+                            float *c, int ldc);
+void cblas_sbgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                  int m, int n, int k, float alpha, const uint16_t *a, int lda, const uint16_t *b,
+                  int ldb, float beta, float *c, int ldc);
+void cblas_shgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                  int m, int n, int k, float alpha, const uint16_t *a, int lda, const uint16_t *b,
+                  int ldb, float beta, float *c, int ldc);
+/* OpenBLAS's conversions (float <-> bfloat16, rounding to nearest even), and
+ * ridge's fp16 pair named after them (OpenBLAS has none). BLAS increments:
+ * a negative one walks the array from its far end. */
+void cblas_sbstobf16(int n, const float *in, int incin, uint16_t *out, int incout);
+void cblas_sbf16tos(int n, const uint16_t *in, int incin, float *out, int incout);
+void cblas_shstohf16(int n, const float *in, int incin, uint16_t *out, int incout);
+void cblas_shf16tos(int n, const uint16_t *in, int incin, float *out, int incout);
 
 /* Error report of the CBLAS layer: 'info' is the parameter number, 'routine'
  * e.g. "cblas_sgemm". ridge's default records the error and prints it only

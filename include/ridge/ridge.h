@@ -45,6 +45,22 @@ RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
                                    float alpha, const float *a, int64_t lda, const float *b,
                                    int64_t ldb, float beta, float *c, int64_t ldc);
 
+/* 16-bit inputs, fp32 C: C = alpha * op(A) * op(B) + beta * C with A and B
+ * in IEEE binary16 (ridge_gemm_f16) or bfloat16 (ridge_gemm_bf16), passed as
+ * raw 16-bit patterns (uint16_t: no _Float16 needed). Inputs convert to fp32
+ * exactly; products accumulate in fp32. Same checks and statuses as ridge_sgemm.
+ * Where the CPU has AVX512-BF16 and its vdpbf16ps outruns fp32 FMA, bf16 runs
+ * on it: that instruction treats bf16 subnormal inputs as zero and flushes
+ * subnormal results to zero; elsewhere bf16 subnormals are honoured. */
+RIDGE_API ridge_status ridge_gemm_f16(ridge_layout layout, ridge_transpose trans_a,
+                                      ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                      float alpha, const uint16_t *a, int64_t lda, const uint16_t *b,
+                                      int64_t ldb, float beta, float *c, int64_t ldc);
+RIDGE_API ridge_status ridge_gemm_bf16(ridge_layout layout, ridge_transpose trans_a,
+                                       ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const uint16_t *a, int64_t lda, const uint16_t *b,
+                                       int64_t ldb, float beta, float *c, int64_t ldc);
+
 /* Called on every invalid argument or failed allocation of the native API.
  * 'function' is e.g. "ridge_sgemm", 'argument' the 1-based position of the
  * offending parameter (0 when the error is not about one argument).
@@ -61,6 +77,11 @@ RIDGE_API int ridge_get_num_threads(void);
 
 /* The kernel ridge runs for fp32 GEMM on this CPU, e.g. "ukr_f32_gemm_32x12__avx512". */
 RIDGE_API const char *ridge_sgemm_kernel_name(void);
+
+typedef enum ridge_dtype { RIDGE_F32 = 0, RIDGE_F16 = 1, RIDGE_BF16 = 2 } ridge_dtype;
+/* The kernel GEMM with inputs of this type runs on (16-bit inputs converted to
+ * fp32 while packing run on an fp32 kernel). */
+RIDGE_API const char *ridge_gemm_kernel_name(ridge_dtype input);
 
 RIDGE_API const char *ridge_status_string(ridge_status status);
 RIDGE_API const char *ridge_version(void);

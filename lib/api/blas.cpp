@@ -9,12 +9,12 @@ extern "C" RIDGE_API void sgemm_(const char* transa, const char* transb, const i
                                  const int* k, const float* alpha, const float* a, const int* lda,
                                  const float* b, const int* ldb, const float* beta, float* c,
                                  const int* ldc) {
-    const int info = ridge::sgemm_netlib_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    const int info = ridge::gemm_netlib_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
     if (info != 0) {
         xerbla_("SGEMM ", &info, 6);
         return;
     }
-    ridge::GemmArgsF32 g;
+    ridge::GemmArgs g;
     g.trans_a = ridge::is_trans_char(*transa);
     g.trans_b = ridge::is_trans_char(*transb);
     g.m = *m;
@@ -28,5 +28,5 @@ extern "C" RIDGE_API void sgemm_(const char* transa, const char* transb, const i
     g.beta = *beta;
     g.c = c;
     g.ldc = *ldc;
-    ridge::dispatch_sgemm(g);
+    ridge::dispatch_gemm(g);
 }

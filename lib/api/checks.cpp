@@ -7,7 +7,7 @@ namespace ridge {
 bool is_trans_char(char c) { return c == 'T' || c == 't' || c == 'C' || c == 'c'; }
 bool is_valid_trans_char(char c) { return c == 'N' || c == 'n' || is_trans_char(c); }
 
-int sgemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+int gemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
                       int64_t ldb, int64_t ldc) {
     const int64_t rows_a = is_trans_char(transa) ? k : m;  // rows of A as stored
     const int64_t rows_b = is_trans_char(transb) ? n : k;

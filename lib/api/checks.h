@@ -9,10 +9,11 @@ namespace ridge {
 bool is_trans_char(char c);
 bool is_valid_trans_char(char c);
 
-// netlib SGEMM's checks, in its order, on a column-major call.
+// netlib xGEMM's checks (SGEMM's, which every GEMM variant shares), in its order,
+// on a column-major call.
 // Returns 0 when all is well, else netlib's parameter number:
 // 1 transa, 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc.
-int sgemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+int gemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
                       int64_t ldb, int64_t ldc);
 
 }  // namespace ridge

@@ -12,53 +12,92 @@ bool valid_trans(ridge_transpose t) {
     return t == RIDGE_NO_TRANS || t == RIDGE_TRANS || t == RIDGE_CONJ_TRANS;
 }
 
-ridge_status bad_argument(int position, const char* what) {
-    ridge::report_native_error(RIDGE_INVALID_ARGUMENT, "ridge_sgemm", position, what);
+ridge_status bad_argument(const char* function, int position, const char* what) {
+    ridge::report_native_error(RIDGE_INVALID_ARGUMENT, function, position, what);
     return RIDGE_INVALID_ARGUMENT;
 }
 
-}  // namespace
-
-// Positions below are this signature's: layout 1, trans_a 2, trans_b 3, m 4,
-// n 5, k 6, a 8, lda 9, b 10, ldb 11, c 13, ldc 14.
-extern "C" RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
-                                              ridge_transpose trans_b, int64_t m, int64_t n,
-                                              int64_t k, float alpha, const float* a, int64_t lda,
-                                              const float* b, int64_t ldb, float beta, float* c,
-                                              int64_t ldc) {
-    if (layout != RIDGE_COL_MAJOR && layout != RIDGE_ROW_MAJOR) return bad_argument(1, "invalid layout");
-    if (!valid_trans(trans_a)) return bad_argument(2, "invalid trans_a");
-    if (!valid_trans(trans_b)) return bad_argument(3, "invalid trans_b");
-    if (m < 0) return bad_argument(4, "m < 0");
-    if (n < 0) return bad_argument(5, "n < 0");
-    if (k < 0) return bad_argument(6, "k < 0");
+// Every native GEMM: fp32 C, A and B of `input` elements. Positions are the
+// signature's: layout 1, trans_a 2, trans_b 3, m 4, n 5, k 6, a 8, lda 9,
+// b 10, ldb 11, c 13, ldc 14.
+ridge_status native_gemm(const char* fn, ridge::Dtype input, ridge_layout layout,
+                         ridge_transpose trans_a, ridge_transpose trans_b, int64_t m, int64_t n,
+                         int64_t k, float alpha, const void* a, int64_t lda, const void* b,
+                         int64_t ldb, float beta, float* c, int64_t ldc) {
+    if (layout != RIDGE_COL_MAJOR && layout != RIDGE_ROW_MAJOR) return bad_argument(fn, 1, "invalid layout");
+    if (!valid_trans(trans_a)) return bad_argument(fn, 2, "invalid trans_a");
+    if (!valid_trans(trans_b)) return bad_argument(fn, 3, "invalid trans_b");
+    if (m < 0) return bad_argument(fn, 4, "m < 0");
+    if (n < 0) return bad_argument(fn, 5, "n < 0");
+    if (k < 0) return bad_argument(fn, 6, "k < 0");
     const bool ta = trans_a != RIDGE_NO_TRANS, tb = trans_b != RIDGE_NO_TRANS;
     const bool row = layout == RIDGE_ROW_MAJOR;
     // Rows of each matrix as stored (the leading dimension's minimum).
     const int64_t stored_rows_a = row ? (ta ? m : k) : (ta ? k : m);
     const int64_t stored_rows_b = row ? (tb ? k : n) : (tb ? n : k);
     const int64_t stored_rows_c = row ? n : m;
-    if (lda < std::max<int64_t>(1, stored_rows_a)) return bad_argument(9, "lda too small");
-    if (ldb < std::max<int64_t>(1, stored_rows_b)) return bad_argument(11, "ldb too small");
-    if (ldc < std::max<int64_t>(1, stored_rows_c)) return bad_argument(14, "ldc too small");
+    if (lda < std::max<int64_t>(1, stored_rows_a)) return bad_argument(fn, 9, "lda too small");
+    if (ldb < std::max<int64_t>(1, stored_rows_b)) return bad_argument(fn, 11, "ldb too small");
+    if (ldc < std::max<int64_t>(1, stored_rows_c)) return bad_argument(fn, 14, "ldc too small");
     const bool reads_ab = m > 0 && n > 0 && k > 0 && alpha != 0.0f;
-    if (reads_ab && a == nullptr) return bad_argument(8, "a is NULL");
-    if (reads_ab && b == nullptr) return bad_argument(10, "b is NULL");
-    if (m > 0 && n > 0 && c == nullptr) return bad_argument(13, "c is NULL");
+    if (reads_ab && a == nullptr) return bad_argument(fn, 8, "a is NULL");
+    if (reads_ab && b == nullptr) return bad_argument(fn, 10, "b is NULL");
+    if (m > 0 && n > 0 && c == nullptr) return bad_argument(fn, 13, "c is NULL");
 
-    ridge::GemmArgsF32 g;
+    ridge::GemmArgs g;
+    g.input = input;
     g.k = k, g.alpha = alpha, g.beta = beta, g.c = c, g.ldc = ldc;
     if (!row) {
         g.trans_a = ta, g.trans_b = tb, g.m = m, g.n = n;
         g.a = a, g.lda = lda, g.b = b, g.ldb = ldb;
-    } else {
+    } else {  // C^T = op(B)^T op(A)^T: swap the operands, copy nothing
         g.trans_a = tb, g.trans_b = ta, g.m = n, g.n = m;
         g.a = b, g.lda = ldb, g.b = a, g.ldb = lda;
     }
-    const ridge_status status = ridge::dispatch_sgemm(g);
-    if (status != RIDGE_SUCCESS)
-        ridge::report_native_error(status, "ridge_sgemm", 0, ridge_status_string(status));
+    const ridge_status status = ridge::dispatch_gemm(g);
+    if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
     return status;
+}
+
+}  // namespace
+
+extern "C" RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
+                                              ridge_transpose trans_b, int64_t m, int64_t n,
+                                              int64_t k, float alpha, const float* a, int64_t lda,
+                                              const float* b, int64_t ldb, float beta, float* c,
+                                              int64_t ldc) {
+    return native_gemm("ridge_sgemm", ridge::Dtype::f32, layout, trans_a, trans_b, m, n, k, alpha, a,
+                       lda, b, ldb, beta, c, ldc);
+}
+
+extern "C" RIDGE_API ridge_status ridge_gemm_f16(ridge_layout layout, ridge_transpose trans_a,
+                                                 ridge_transpose trans_b, int64_t m, int64_t n,
+                                                 int64_t k, float alpha, const uint16_t* a,
+                                                 int64_t lda, const uint16_t* b, int64_t ldb,
+                                                 float beta, float* c, int64_t ldc) {
+    return native_gemm("ridge_gemm_f16", ridge::Dtype::f16, layout, trans_a, trans_b, m, n, k, alpha,
+                       a, lda, b, ldb, beta, c, ldc);
+}
+
+extern "C" RIDGE_API ridge_status ridge_gemm_bf16(ridge_layout layout, ridge_transpose trans_a,
+                                                  ridge_transpose trans_b, int64_t m, int64_t n,
+                                                  int64_t k, float alpha, const uint16_t* a,
+                                                  int64_t lda, const uint16_t* b, int64_t ldb,
+                                                  float beta, float* c, int64_t ldc) {
+    return native_gemm("ridge_gemm_bf16", ridge::Dtype::bf16, layout, trans_a, trans_b, m, n, k, alpha,
+                       a, lda, b, ldb, beta, c, ldc);
+}
+
+extern "C" RIDGE_API const char* ridge_gemm_kernel_name(ridge_dtype input) {
+    switch (input) {
+        case RIDGE_F32:
+            return ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->name;
+        case RIDGE_F16:
+            return ridge::runtime_config().gemm(ridge::Dtype::f16).kernel->name;
+        case RIDGE_BF16:
+            return ridge::runtime_config().gemm(ridge::Dtype::bf16).kernel->name;
+    }
+    return "unknown";
 }
 
 extern "C" RIDGE_API void ridge_set_num_threads(int threads) { ridge::set_thread_count_override(threads); }
@@ -69,7 +108,7 @@ extern "C" RIDGE_API int ridge_get_num_threads(void) {
 }
 
 extern "C" RIDGE_API const char* ridge_sgemm_kernel_name(void) {
-    return ridge::runtime_config().sgemm_kernel->name;
+    return ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->name;
 }
 
 extern "C" RIDGE_API const char* ridge_status_string(ridge_status status) {

@@ -89,14 +89,17 @@ bool cpu_supports(Isa isa) {
         case Isa::ref:
             return true;
         case Isa::avx2:
-            return f.avx2 && f.fma && f.os_saves_ymm;
+            return f.avx2 && f.fma && f.f16c && f.os_saves_ymm;
         case Isa::avx512:
-            return f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.os_saves_zmm;
+            return f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.f16c && f.os_saves_zmm;
+        case Isa::avx512bf16:
+            return cpu_supports(Isa::avx512) && f.avx512_bf16;
     }
     return false;
 }
 
 Isa best_supported_isa() {
+    if (cpu_supports(Isa::avx512bf16)) return Isa::avx512bf16;
     if (cpu_supports(Isa::avx512)) return Isa::avx512;
     if (cpu_supports(Isa::avx2)) return Isa::avx2;
     return Isa::ref;
@@ -110,12 +113,14 @@ const char* isa_name(Isa isa) {
             return "avx2";
         case Isa::avx512:
             return "avx512";
+        case Isa::avx512bf16:
+            return "avx512bf16";
     }
     return "?";
 }
 
 bool parse_isa(const std::string& text, Isa* out) {
-    for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512bf16}) {
         if (text == isa_name(isa)) {
             *out = isa;
             return true;

@@ -5,7 +5,8 @@
 
 namespace ridge {
 
-enum class Isa { ref = 0, avx2 = 1, avx512 = 2 };  // ordered: a higher value needs more
+// Ordered: each needs everything below it. avx512bf16 adds vdpbf16ps (AVX512-BF16).
+enum class Isa { ref = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3 };
 
 struct CpuFeatures {
     std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...

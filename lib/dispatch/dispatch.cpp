@@ -4,10 +4,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "gemm/workspace.h"
+#include "kernels/convert_kernels.h"
+#include "kernels/probe.h"
 #include "tuning/model.h"
 #include "tuning/topology.h"
 
@@ -32,9 +36,9 @@ constexpr double kSmallPathMaxVolume = 160.0 * 160.0 * 160.0;
 // 256 Ki floats (1 MiB, padded to whole MR panels) is the smallest L2 of current x86 cores.
 constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 
-bool use_small_path(const GemmKernel& kernel, const GemmArgsF32& g) {
+bool use_small_path(const GemmKernel& kernel, const GemmArgs& g) {
     const double padded_a = double((g.m + kernel.MR - 1) / kernel.MR * kernel.MR) * double(g.k);
-    return kernel.small_f32 != nullptr && padded_a <= kSmallPathMaxAFloats &&
+    return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= kSmallPathMaxAFloats &&
            double(g.m) * double(g.n) * double(g.k) <= kSmallPathMaxVolume;
 }
 
@@ -51,7 +55,7 @@ void choose_isa(RuntimeConfig& cfg) {
     if (forced == nullptr) return;
     Isa wanted;
     if (!parse_isa(forced, &wanted)) {
-        cfg.isa_reason += std::string("; RIDGE_ISA=") + forced + " is not one of avx512, avx2, ref: ignored";
+        cfg.isa_reason += std::string("; RIDGE_ISA=") + forced + " is not one of avx512bf16, avx512, avx2, ref: ignored";
     } else if (!cpu_supports(wanted)) {
         cfg.isa_reason += std::string("; RIDGE_ISA=") + forced + " is not supported here: ignored";
     } else {
@@ -70,28 +74,76 @@ int default_thread_count() {
 
 void print_config(const RuntimeConfig& cfg) {
     const CacheTopology& topo = machine_topology();
-    const BlockingParams& bp = cfg.sgemm_blocking;
     std::fprintf(stderr, "ridge: ISA %s (%s)\n", isa_name(cfg.isa), cfg.isa_reason.c_str());
-    std::fprintf(stderr, "ridge: sgemm kernel %s (MR=%lld NR=%lld)\n", cfg.sgemm_kernel->name,
-                 (long long)bp.MR, (long long)bp.NR);
     for (const CacheLevel* c : {&topo.l1, &topo.l2, &topo.l3})
         std::fprintf(stderr, "ridge: L%d %lld KiB per core, %d-way, %d B lines [%s]\n", c->level,
                      (long long)(c->size_bytes / 1024), c->ways, c->line_bytes, c->source.c_str());
     for (const std::string& note : topo.notes) std::fprintf(stderr, "ridge: note: %s\n", note.c_str());
-    std::fprintf(stderr,
-                 "ridge: sgemm blocking KC=%lld (L1) MC=%lld (L2) NC=%lld (L3) from the Low et al. "
-                 "model\n",
-                 (long long)bp.KC, (long long)bp.MC, (long long)bp.NC);
+    for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+        const GemmChoice& choice = cfg.gemm(input);
+        const BlockingParams& bp = choice.blocking;
+        std::fprintf(stderr,
+                     "ridge: %s gemm kernel %s, packer %s (MR=%lld NR=%lld), blocking KC=%lld (L1) "
+                     "MC=%lld (L2) NC=%lld (L3) from the Low et al. model\n",
+                     dtype_name(input), choice.kernel->name, choice.kernel->pack_name, (long long)bp.MR,
+                     (long long)bp.NR, (long long)bp.KC, (long long)bp.MC, (long long)bp.NC);
+    }
+    if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     std::fprintf(stderr, "ridge: default threads %d\n", cfg.default_threads);
+}
+
+// Flops per second of `probe`, the best of a few short runs (~25 us each):
+// the best, because interruptions only ever make a run slower.
+double probe_rate(double (*probe)(int64_t)) {
+    probe(2000);  // warm-up: the core may need to power up its 512-bit units
+    double best = 0.0;
+    for (int rep = 0; rep < 3; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const double flops = probe(1000);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        best = std::max(best, flops / s);
+    }
+    return best;
+}
+
+// bf16 can run on the vdpbf16ps kernel or be converted to fp32 while packing.
+// vdpbf16ps does twice an FMA's flops per instruction, but not every CPU
+// issues it as often: measure both, keep the native kernel only when it is
+// faster by a margin that noise cannot fake. RIDGE_ISA=avx512bf16 forces it.
+void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
+    GemmChoice& choice = cfg.choices[int(Dtype::bf16)];
+    if (choice.kernel->isa != Isa::avx512bf16) return;
+    if (isa_forced) {
+        cfg.bf16_reason = "vdpbf16ps kernel: forced by RIDGE_ISA";
+        return;
+    }
+    const double native = probe_rate(probe_dpbf16__avx512bf16);
+    const double fp32 = probe_rate(probe_fma_f32__avx512);
+    char line[160];
+    std::snprintf(line, sizeof line, "measured vdpbf16ps %.0f GFLOP/s vs fp32 FMA %.0f GFLOP/s", native * 1e-9,
+                  fp32 * 1e-9);
+    if (native > 1.2 * fp32) {
+        cfg.bf16_reason = std::string("vdpbf16ps kernel: ") + line;
+        return;
+    }
+    choice.kernel = find_gemm_kernel(Dtype::bf16, Isa::avx512);
+    cfg.bf16_reason = std::string("converting to fp32 while packing: ") + line;
 }
 
 RuntimeConfig make_config() {
     RuntimeConfig cfg;
     cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::string(env("RIDGE_VERBOSE")) != "0";
     choose_isa(cfg);
-    cfg.sgemm_kernel = find_gemm_kernel(Dtype::f32, cfg.isa);
-    cfg.sgemm_blocking = blocking_from_model(machine_topology(), cfg.sgemm_kernel->MR,
-                                             cfg.sgemm_kernel->NR, sizeof(float));
+    for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+        GemmChoice& choice = cfg.choices[int(input)];
+        choice.kernel = find_gemm_kernel(input, cfg.isa);  // the ref kernels always qualify
+        choice.blocking = blocking_from_model(machine_topology(), choice.kernel->MR, choice.kernel->NR,
+                                              choice.kernel->packed_bytes);
+    }
+    choose_bf16_path(cfg, env("RIDGE_ISA") != nullptr && cfg.isa == Isa::avx512bf16);
+    const GemmKernel* bf16 = cfg.choices[int(Dtype::bf16)].kernel;
+    cfg.choices[int(Dtype::bf16)].blocking =
+        blocking_from_model(machine_topology(), bf16->MR, bf16->NR, bf16->packed_bytes);
     cfg.default_threads = default_thread_count();
     if (cfg.verbose) print_config(cfg);
     return cfg;
@@ -114,14 +166,37 @@ int threads_for(double flops) {
     return static_cast<int>(std::min<double>(wanted, useful));
 }
 
-ridge_status dispatch_sgemm(const GemmArgsF32& args) {
-    const RuntimeConfig& cfg = runtime_config();
+ridge_status dispatch_gemm(const GemmArgs& args) {
+    const GemmChoice& choice = runtime_config().gemm(args.input);
     GemmPlan plan;
-    plan.kernel = cfg.sgemm_kernel;
-    plan.blocking = cfg.sgemm_blocking;
+    plan.kernel = choice.kernel;
+    plan.blocking = choice.blocking;
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
     plan.small_path = use_small_path(*plan.kernel, args);
-    return gemm_f32(args, plan);
+    return gemm(args, plan);
+}
+
+}  // namespace ridge
+
+namespace ridge {
+
+ridge_status dispatch_gemm_f16_output(GemmArgs args, uint16_t* c, int64_t ldc) {
+    if (args.m == 0 || args.n == 0) return RIDGE_SUCCESS;
+    if ((args.alpha == 0.0f || args.k == 0) && args.beta == 1.0f) return RIDGE_SUCCESS;
+    const bool avx512 = runtime_config().isa >= Isa::avx512;
+    const ConvertF16ToF32 widen = avx512 ? convert_f16_to_f32__avx512 : convert_f16_to_f32__ref;
+    const ConvertF32ToF16 narrow = avx512 ? convert_f32_to_f16__avx512 : convert_f32_to_f16__ref;
+    AlignedBuffer c32;  // this call's own: the workspace's buffers are the driver's
+    float* tmp = c32.reserve(size_t(args.m * args.n));
+    if (tmp == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (args.beta != 0.0f)
+        for (int64_t j = 0; j < args.n; ++j) widen(args.m, c + j * ldc, tmp + j * args.m);
+    args.c = tmp;
+    args.ldc = args.m;
+    const ridge_status status = dispatch_gemm(args);
+    if (status != RIDGE_SUCCESS) return status;
+    for (int64_t j = 0; j < args.n; ++j) narrow(args.m, tmp + j * args.m, c + j * ldc);
+    return RIDGE_SUCCESS;
 }
 
 }  // namespace ridge

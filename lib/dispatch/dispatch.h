@@ -8,14 +8,21 @@
 
 namespace ridge {
 
+// The kernel and blocking for one input type.
+struct GemmChoice {
+    const GemmKernel* kernel = nullptr;
+    BlockingParams blocking;
+};
+
 // What the library decided once, at first use.
 struct RuntimeConfig {
-    Isa isa = Isa::ref;                  // the ISA the kernels are taken from
+    Isa isa = Isa::ref;                  // the highest ISA kernels are taken from
     std::string isa_reason;              // why that ISA (RIDGE_ISA, CPUID, ...)
-    const GemmKernel* sgemm_kernel = nullptr;
-    BlockingParams sgemm_blocking;
+    GemmChoice choices[3];               // indexed by Dtype
+    std::string bf16_reason;             // why bf16 runs on the kernel it does
     int default_threads = 1;             // RIDGE_NUM_THREADS, else OpenMP's max threads
     bool verbose = false;                // RIDGE_VERBOSE
+    const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
 const RuntimeConfig& runtime_config();
 
@@ -23,8 +30,13 @@ const RuntimeConfig& runtime_config();
 // parallel region, else the thread's setting capped so each thread gets real work.
 int threads_for(double flops);
 
-// Plan and run one checked, column-major sgemm.
-ridge_status dispatch_sgemm(const GemmArgsF32& args);
+// Plan and run one checked, column-major GEMM.
+ridge_status dispatch_gemm(const GemmArgs& args);
+
+// The same with an fp16 C (cblas_hgemm): args.c and args.ldc are ignored; C is
+// converted to an fp32 copy (not read when beta == 0), multiplied into, and
+// rounded back to fp16 once. C is untouched unless the call succeeds.
+ridge_status dispatch_gemm_f16_output(GemmArgs args, uint16_t* c, int64_t ldc);
 
 // Per-calling-thread thread count (0 = default).
 void set_thread_count_override(int threads);

@@ -1,23 +1,47 @@
-// The kernels built into this binary: one line per kernel file in lib/kernels.
+// The kernels built into this binary: one line per (kernel, packer) pair.
 #include "dispatch/registry.h"
 
 namespace ridge {
 namespace {
 
-// Best first within each dtype: find_gemm_kernel takes the first one the CPU can run.
+// Best first within each input type: find_gemm_kernel takes the first the CPU can run.
+// fp16 and bf16 without AVX512-BF16 convert to fp32 while packing (once per
+// packed element, never per FMA) and reuse the fp32 kernels.
 constexpr GemmKernel kGemmKernels[] = {
-    {"ukr_f32_gemm_32x12__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, 16},
-    {"ukr_f32_gemm_16x6__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_f32__ref, nullptr, 8},
-    {"ukr_f32_gemm_8x4__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f32__ref, nullptr, 1},
+    // name                               packer                          input        ISA             MR  NR  kernel                           packer                         small                             bytes pair lanes
+    {"ukr_f32_gemm_32x12__avx512",       "pack_panel_f32__avx512",         Dtype::f32,  Isa::avx512,     32, 12, ukr_f32_gemm_32x12__avx512,      pack_panel_f32__avx512,        ukr_f32_gemm_small_32x12__avx512, 4, 1, 16},
+    {"ukr_f32_gemm_16x6__avx2",          "pack_panel_f32__ref",            Dtype::f32,  Isa::avx2,       16, 6,  ukr_f32_gemm_16x6__avx2,         pack_panel_f32__ref,           nullptr,                          4, 1, 8},
+    {"ukr_f32_gemm_8x4__ref",            "pack_panel_f32__ref",            Dtype::f32,  Isa::ref,        8,  4,  ukr_f32_gemm_8x4__ref,           pack_panel_f32__ref,           nullptr,                          4, 1, 1},
+    {"ukr_bf16_gemm_32x12__avx512bf16",  "pack_panel_bf16_pairs__avx512",  Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, pack_panel_bf16_pairs__avx512, nullptr,                          2, 2, 16},
+    {"ukr_f32_gemm_32x12__avx512",       "pack_panel_bf16_to_f32__avx512", Dtype::bf16, Isa::avx512,     32, 12, ukr_f32_gemm_32x12__avx512,      pack_panel_bf16_to_f32__avx512, nullptr,                         4, 1, 16},
+    {"ukr_f32_gemm_16x6__avx2",          "pack_panel_bf16_to_f32__ref",    Dtype::bf16, Isa::avx2,       16, 6,  ukr_f32_gemm_16x6__avx2,         pack_panel_bf16_to_f32__ref,   nullptr,                          4, 1, 8},
+    {"ukr_f32_gemm_8x4__ref",            "pack_panel_bf16_to_f32__ref",    Dtype::bf16, Isa::ref,        8,  4,  ukr_f32_gemm_8x4__ref,           pack_panel_bf16_to_f32__ref,   nullptr,                          4, 1, 1},
+    {"ukr_f32_gemm_32x12__avx512",       "pack_panel_f16_to_f32__avx512",  Dtype::f16,  Isa::avx512,     32, 12, ukr_f32_gemm_32x12__avx512,      pack_panel_f16_to_f32__avx512, nullptr,                          4, 1, 16},
+    {"ukr_f32_gemm_16x6__avx2",          "pack_panel_f16_to_f32__ref",     Dtype::f16,  Isa::avx2,       16, 6,  ukr_f32_gemm_16x6__avx2,         pack_panel_f16_to_f32__ref,    nullptr,                          4, 1, 8},
+    {"ukr_f32_gemm_8x4__ref",            "pack_panel_f16_to_f32__ref",     Dtype::f16,  Isa::ref,        8,  4,  ukr_f32_gemm_8x4__ref,           pack_panel_f16_to_f32__ref,    nullptr,                          4, 1, 1},
 };
 
 }  // namespace
 
+const char* dtype_name(Dtype dtype) {
+    switch (dtype) {
+        case Dtype::f32:
+            return "f32";
+        case Dtype::f16:
+            return "f16";
+        case Dtype::bf16:
+            return "bf16";
+    }
+    return "?";
+}
+
+int dtype_bytes(Dtype dtype) { return dtype == Dtype::f32 ? 4 : 2; }
+
 std::span<const GemmKernel> gemm_kernels() { return kGemmKernels; }
 
-const GemmKernel* find_gemm_kernel(Dtype dtype, Isa max_isa) {
+const GemmKernel* find_gemm_kernel(Dtype input, Isa max_isa) {
     for (const GemmKernel& k : kGemmKernels) {
-        if (k.dtype == dtype && k.isa <= max_isa && cpu_supports(k.isa)) return &k;
+        if (k.input == input && k.isa <= max_isa && cpu_supports(k.isa)) return &k;
     }
     return nullptr;
 }

@@ -2,32 +2,35 @@
 #pragma once
 
 #include <span>
-#include <string>
 
 #include "dispatch/cpu_features.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 
-enum class Dtype { f32 };
+// The element type of A and B as the caller stores them. C is fp32 inside ridge.
+enum class Dtype { f32, f16, bf16 };
+const char* dtype_name(Dtype dtype);
+int dtype_bytes(Dtype dtype);
 
 struct GemmKernel {
-    const char* name;  // e.g. "ukr_f32_gemm_32x12__avx512"
-    Dtype dtype;
-    Isa isa;
+    const char* name;       // the microkernel, e.g. "ukr_f32_gemm_32x12__avx512"
+    const char* pack_name;  // its packer for this input type
+    Dtype input;            // what A and B hold in the caller's memory
+    Isa isa;                // the ISA the kernel and packer need
     int MR;
     int NR;
-    GemmUkrF32 ukr_f32;
-    PackPanelF32 pack_panel;  // packs A and B panels for this kernel
-    GemmSmallUkrF32 small_f32;  // unpacked tile kernel for small problems; may be null
-    // The FMA pipeline this kernel is written for (Low et al. 2016, section 4):
-    // it needs MR*NR/lanes >= fma_latency * fma_ports independent accumulators.
-    int lanes;  // fp32 lanes per vector register
+    GemmUkr ukr;
+    PackPanel pack_panel;
+    GemmSmallUkrF32 small_f32;  // unpacked kernel for small fp32 problems; may be null
+    int packed_bytes;           // bytes of one packed element (4: fp32, 2: bf16)
+    int k_group;                // k steps packed together (2: bf16 K-pairs), so KC is a multiple
+    int lanes;                  // fp32 lanes per vector register (for the model's FMA count)
 };
 
 std::span<const GemmKernel> gemm_kernels();
 
-// The kernel for `dtype` with the highest ISA not above `max_isa` that the CPU supports.
-const GemmKernel* find_gemm_kernel(Dtype dtype, Isa max_isa);
+// The kernel for `input` with the highest ISA not above `max_isa` that the CPU supports.
+const GemmKernel* find_gemm_kernel(Dtype input, Isa max_isa);
 
 }  // namespace ridge

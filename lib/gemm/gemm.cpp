@@ -21,14 +21,14 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 
 }  // namespace
 
-ridge_status gemm_f32(const GemmArgsF32& g, const GemmPlan& plan) {
+ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
     if (g.m == 0 || g.n == 0) return RIDGE_SUCCESS;
     if (g.alpha == 0.0f || g.k == 0) {  // A and B are never read
         scale_c(g.m, g.n, g.beta, g.c, g.ldc);
         return RIDGE_SUCCESS;
     }
     if (plan.small_path) return gemm_small_f32(g, *plan.kernel);
-    return gemm_blocked_f32(g, plan);
+    return gemm_blocked(g, plan);
 }
 
 }  // namespace ridge

@@ -10,14 +10,16 @@
 namespace ridge {
 
 // C = alpha * op(A) * op(B) + beta * C, all column-major (the API layer has
-// already mapped row-major onto this by swapping operands).
-struct GemmArgsF32 {
+// already mapped row-major onto this by swapping operands). A and B hold
+// `input` elements; C is fp32.
+struct GemmArgs {
+    Dtype input = Dtype::f32;
     bool trans_a = false, trans_b = false;
     int64_t m = 0, n = 0, k = 0;
     float alpha = 1.0f;
-    const float* a = nullptr;
+    const void* a = nullptr;
     int64_t lda = 1;
-    const float* b = nullptr;
+    const void* b = nullptr;
     int64_t ldb = 1;
     float beta = 0.0f;
     float* c = nullptr;
@@ -28,16 +30,16 @@ struct GemmPlan {
     const GemmKernel* kernel = nullptr;
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
-    bool small_path = false;  // take gemm_small_f32 (kernel->small_f32 must exist)
+    bool small_path = false;  // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
 };
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
-ridge_status gemm_f32(const GemmArgsF32& args, const GemmPlan& plan);
+ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed).
-ridge_status gemm_small_f32(const GemmArgsF32& args, const GemmKernel& kernel);
+ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
-ridge_status gemm_blocked_f32(const GemmArgsF32& args, const GemmPlan& plan);
+ridge_status gemm_blocked(const GemmArgs& args, const GemmPlan& plan);
 
 }  // namespace ridge

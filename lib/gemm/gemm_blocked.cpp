@@ -47,7 +47,8 @@ struct Schedule {
     int64_t kc_max = 0, nc_max = 0;
 };
 
-Schedule make_schedule(const GemmArgsF32& g, const BlockingParams& bp, int threads) {
+Schedule make_schedule(const GemmArgs& g, const GemmKernel& ker, const BlockingParams& bp,
+                       int threads) {
     Schedule s;
     s.threads = threads;
     // Split rows when every group gets at least two MR panels; else split the NR panels.
@@ -57,7 +58,9 @@ Schedule make_schedule(const GemmArgsF32& g, const BlockingParams& bp, int threa
     // so no group is left with a thin remainder block.
     s.blocks_per_group = ceil_div(g.m, bp.MC * s.ic_ways);
     s.mc = round_up(ceil_div(g.m, s.blocks_per_group * s.ic_ways), bp.MR);
-    s.kc_max = std::min(bp.KC, g.k);
+    // KC a whole number of the kernel's k groups (bf16 K-pairs), so no pair straddles two blocks.
+    const int64_t kc_block = std::max<int64_t>(ker.k_group, bp.KC / ker.k_group * ker.k_group);
+    s.kc_max = std::min(kc_block, g.k);
     s.nc_max = std::min(round_up(bp.NC, bp.NR), round_up(g.n, bp.NR));
     return s;
 }
@@ -72,35 +75,53 @@ void team_barrier(const Schedule& s) {
 }
 
 struct Buffers {
-    float* packed_b;  // panel_depth(kc_max) x nc_max, shared by the team
-    float* packed_a;  // ic_ways blocks of mc x panel_depth(kc_max), one per group
+    char* packed_b;  // the KC x NC panel of B (nc_max/NR panels), shared by the team
+    char* packed_a;  // ic_ways blocks of A (mc/MR panels each), one per group
 };
+
+// Bytes of the packed B panel and of one packed A block for schedule s.
+int64_t packed_b_bytes(const Schedule& s, const GemmKernel& ker) {
+    return (s.nc_max / ker.NR) * panel_bytes(ker.NR, s.kc_max, ker.packed_bytes);
+}
+int64_t packed_a_bytes(const Schedule& s, const GemmKernel& ker) {
+    return (s.mc / ker.MR) * panel_bytes(ker.MR, s.kc_max, ker.packed_bytes);
+}
+
+// Reserves the buffers of schedule s in the calling thread's workspace; false when out of memory.
+bool reserve(Workspace& ws, const Schedule& s, const GemmKernel& ker, Buffers* buf) {
+    auto floats = [](int64_t bytes) { return size_t((bytes + 3) / 4); };
+    buf->packed_b = reinterpret_cast<char*>(ws.packed_b.reserve(floats(packed_b_bytes(s, ker))));
+    buf->packed_a = reinterpret_cast<char*>(ws.packed_a.reserve(floats(s.ic_ways * packed_a_bytes(s, ker))));
+    return buf->packed_b != nullptr && buf->packed_a != nullptr;
+}
 
 // An MR x NR tile at the edge of C: run the full kernel on a scratch tile so
 // nothing outside C is read or written, with the same arithmetic as a full tile.
-void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const float* a, const float* b,
+void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const void* a, const void* b,
                float beta, float* c, int64_t ldc, int64_t mr, int64_t nr) {
     alignas(64) float tile[kMaxTileFloats] = {};
     if (beta != 0.0f)
         for (int64_t j = 0; j < nr; ++j) std::memcpy(tile + j * ker.MR, c + j * ldc, mr * sizeof(float));
-    ker.ukr_f32(kc, alpha, a, b, beta, tile, ker.MR);
+    ker.ukr(kc, alpha, a, b, beta, tile, ker.MR);
     for (int64_t j = 0; j < nr; ++j) std::memcpy(c + j * ldc, tile + j * ker.MR, mr * sizeof(float));
 }
 
 // Loops jr and ir over one packed block of A (mc x kc) and one packed panel of B (kc x nc).
 void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, float alpha,
-                  const float* packed_a, const float* packed_b, float beta, float* c, int64_t ldc,
+                  const char* packed_a, const char* packed_b, float beta, float* c, int64_t ldc,
                   Range jr_panels) {
     const int64_t MR = ker.MR, NR = ker.NR;
+    const int64_t a_stride = panel_bytes(MR, kc, ker.packed_bytes);
+    const int64_t b_stride = panel_bytes(NR, kc, ker.packed_bytes);
     for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
         const int64_t nr = std::min(NR, nc - jp * NR);
-        const float* b = packed_b + jp * NR * panel_depth(kc);
+        const char* b = packed_b + jp * b_stride;
         for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
             const int64_t mr = std::min(MR, mc - i0);
-            const float* a = packed_a + i0 * panel_depth(kc);
+            const char* a = packed_a + (i0 / MR) * a_stride;
             float* cij = c + i0 + jp * NR * ldc;
             if (mr == MR && nr == NR)
-                ker.ukr_f32(kc, alpha, a, b, beta, cij, ldc);
+                ker.ukr(kc, alpha, a, b, beta, cij, ldc);
             else
                 edge_tile(ker, kc, alpha, a, b, beta, cij, ldc, mr, nr);
         }
@@ -108,13 +129,14 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
 }
 
 // The body every thread of the team runs; `tid` in [0, s.threads).
-void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf, int tid) {
+void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
+                int tid) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
     const int member = tid % s.jr_ways;
-    float* my_packed_a = buf.packed_a + group * s.mc * panel_depth(s.kc_max);
-    const MatrixView A{g.a, g.lda, g.trans_a};
-    const MatrixView B{g.b, g.ldb, g.trans_b};
+    char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
+    const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
+    const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
         const int64_t nc = std::min(s.nc_max, g.n - jc);
@@ -124,8 +146,8 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
             const float beta = pc == 0 ? g.beta : 1.0f;
 
             const Range my_b = share(b_panels, s.threads, tid);
-            pack_b_f32_panels(ker.pack_panel, offset(B, pc, jc), kc, nc, NR, my_b.first, my_b.last,
-                              buf.packed_b);
+            pack_b_panels(ker.pack_panel, ker.packed_bytes, offset(B, pc, jc), kc, nc, NR,
+                          my_b.first, my_b.last, buf.packed_b);
             team_barrier(s);
 
             for (int64_t blk = 0; blk < s.blocks_per_group; ++blk) {  // ic: the A block in L2
@@ -133,8 +155,8 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
                 if (mc > 0)
-                    pack_a_f32_panels(ker.pack_panel, offset(A, ic, pc), mc, kc, MR, my_a.first,
-                                      my_a.last, my_packed_a);
+                    pack_a_panels(ker.pack_panel, ker.packed_bytes, offset(A, ic, pc), mc, kc, MR,
+                                  my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 if (mc > 0)
                     macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
@@ -148,16 +170,12 @@ void run_thread(const GemmArgsF32& g, const GemmKernel& ker, const Schedule& s, 
 
 }  // namespace
 
-ridge_status gemm_blocked_f32(const GemmArgsF32& g, const GemmPlan& plan) {
+ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     const GemmKernel& ker = *plan.kernel;
-    const BlockingParams& bp = plan.blocking;
-    const Schedule s = make_schedule(g, bp, std::max(1, plan.threads));
-
+    const Schedule s = make_schedule(g, ker, plan.blocking, std::max(1, plan.threads));
     Workspace& ws = this_thread_workspace();
     Buffers buf;
-    buf.packed_b = ws.packed_b.reserve(size_t(panel_depth(s.kc_max) * s.nc_max));
-    buf.packed_a = ws.packed_a.reserve(size_t(s.ic_ways * s.mc * panel_depth(s.kc_max)));
-    if (buf.packed_b == nullptr || buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (!reserve(ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
         run_thread(g, ker, s, buf, 0);
@@ -176,10 +194,9 @@ ridge_status gemm_blocked_f32(const GemmArgsF32& g, const GemmPlan& plan) {
         }
     }
     if (short_team) {
-        const Schedule one = make_schedule(g, bp, 1);
-        const Buffers one_buf{ws.packed_b.reserve(size_t(panel_depth(one.kc_max) * one.nc_max)),
-                              ws.packed_a.reserve(size_t(one.mc * panel_depth(one.kc_max)))};
-        if (one_buf.packed_b == nullptr || one_buf.packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+        const Schedule one = make_schedule(g, ker, plan.blocking, 1);
+        Buffers one_buf;
+        if (!reserve(ws, one, ker, &one_buf)) return RIDGE_OUT_OF_MEMORY;
         run_thread(g, ker, one, one_buf, 0);
     }
     return RIDGE_SUCCESS;

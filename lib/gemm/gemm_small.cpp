@@ -11,8 +11,10 @@
 
 namespace ridge {
 
-ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
+ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
     const int64_t MR = ker.MR, NR = ker.NR;
+    const float* a_in = static_cast<const float*>(g.a);
+    const float* b_in = static_cast<const float*>(g.b);
     // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
     // already that (column p at a + p*lda); transposed A is packed into MR-row
     // panels first, where column p of panel q is at panel + p*MR.
@@ -21,7 +23,8 @@ ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
         const int64_t panels = (g.m + MR - 1) / MR;
         float* buf = this_thread_workspace().packed_a.reserve(size_t(panels * MR * panel_depth(g.k)));
         if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
-        pack_a_f32_panels(ker.pack_panel, MatrixView{g.a, g.lda, true}, g.m, g.k, MR, 0, panels, buf);
+        pack_a_panels(ker.pack_panel, sizeof(float), MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
+                      g.k, MR, 0, panels, buf);
         packed_a = buf;
     }
     // op(B)(p, j) = b[p*b_step + j*b_col]
@@ -29,10 +32,10 @@ ridge_status gemm_small_f32(const GemmArgsF32& g, const GemmKernel& ker) {
     const int64_t b_col = g.trans_b ? 1 : g.ldb;
     for (int64_t j0 = 0; j0 < g.n; j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
-        const float* b = g.b + j0 * b_col;
+        const float* b = b_in + j0 * b_col;
         for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
             const int64_t mr = std::min(MR, g.m - i0);
-            const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : g.a + i0;
+            const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
             const int64_t a_step = packed_a ? MR : g.lda;
             ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta,
                           g.c + i0 + j0 * g.ldc, g.ldc);

@@ -29,9 +29,9 @@ if(NOT rc EQUAL 0)
 endif()
 # RIDGE_VERBOSE makes ridge say which kernel it chose: proof that ridge, not the
 # system BLAS, did the multiplications.
-string(FIND "${err}" "ridge: sgemm kernel" ridge_ran)
+string(FIND "${err}" "ridge: f32 gemm kernel" ridge_ran)
 if(ridge_ran EQUAL -1)
-  message(FATAL_ERROR "${PROGRAM}: libridge was not used (no 'ridge: sgemm kernel' on stderr)")
+  message(FATAL_ERROR "${PROGRAM}: libridge was not used (no 'ridge: f32 gemm kernel' on stderr)")
 endif()
 string(REGEX MATCH "FAIL|NOT DETECTED|XERBLA WAS CALLED WITH|\\*\\*\\*\\*\\* FATAL" bad "${report}")
 if(bad)

@@ -17,8 +17,10 @@ constexpr int kNR = 6;
 constexpr int kPrefetchStepsA = 8;  // k steps ahead of the A micro-panel streaming from L2
 }  // namespace
 
-void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
+void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
                              float beta, float* c, int64_t ldc) {
+    const float* a_panel = static_cast<const float*>(a_packed);  // fp32 panels (see the packers)
+    const float* b_panel = static_cast<const float*>(b_packed);
     __m256 lo[kNR];  // rows 0-7 of each column of the tile
     __m256 hi[kNR];  // rows 8-15
 #pragma GCC unroll 6

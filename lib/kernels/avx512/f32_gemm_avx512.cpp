@@ -20,8 +20,10 @@ constexpr int kNR = 12;
 constexpr int kPrefetchStepsA = 8;
 }  // namespace
 
-void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const float* a_panel,
-                                const float* b_panel, float beta, float* c, int64_t ldc) {
+void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
+                                float beta, float* c, int64_t ldc) {
+    const float* a_panel = static_cast<const float*>(a_packed);  // fp32 panels (see the packers)
+    const float* b_panel = static_cast<const float*>(b_packed);
     __m512 lo[kNR];  // rows 0-15 of each column of the tile
     __m512 hi[kNR];  // rows 16-31
 #pragma GCC unroll 12

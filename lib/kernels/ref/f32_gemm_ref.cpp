@@ -10,8 +10,10 @@ constexpr int kMR = 8;
 constexpr int kNR = 4;
 }  // namespace
 
-void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
+void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
                            float beta, float* c, int64_t ldc) {
+    const float* a_panel = static_cast<const float*>(a_packed);  // fp32 panels (see the packers)
+    const float* b_panel = static_cast<const float*>(b_packed);
     float acc[kNR][kMR] = {};
     for (int64_t p = 0; p < kc; ++p) {
         const float* a = a_panel + p * kMR;

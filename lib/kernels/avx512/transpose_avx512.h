@@ -1,0 +1,37 @@
+// In-register transpose of a 16 x 16 block of 32-bit elements (fp32 values,
+// or pairs of bf16 viewed as one 32-bit word). Header-only: included by
+// kernel files compiled with AVX-512 flags only.
+#pragma once
+
+#include <immintrin.h>
+
+namespace ridge {
+
+// r[i] lane j becomes r[j] lane i. Three stages: 4x4 blocks inside each
+// 128-bit lane (unpack + shuffle), then the 4x4 arrangement of 128-bit lanes
+// across vectors (two shuffle_f32x4 steps). 48 shuffles for 256 elements.
+inline void transpose_16x16(__m512 r[16]) {
+    __m512 u[16];  // u[4g+q] lane L: rows 4g..4g+3 of column 4L+q
+    for (int g = 0; g < 4; ++g) {
+        const __m512 t0 = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]);
+        const __m512 t1 = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+        const __m512 t2 = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]);
+        const __m512 t3 = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+        u[4 * g + 0] = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * g + 1] = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * g + 2] = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * g + 3] = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int q = 0; q < 4; ++q) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(1, 0, 1, 0));
+        const __m512 v1 = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 2, 3, 2));
+        const __m512 v2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], _MM_SHUFFLE(1, 0, 1, 0));
+        const __m512 v3 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], _MM_SHUFFLE(3, 2, 3, 2));
+        r[0 + q] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(2, 0, 2, 0));
+        r[4 + q] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(3, 1, 3, 1));
+        r[8 + q] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(2, 0, 2, 0));
+        r[12 + q] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(3, 1, 3, 1));
+    }
+}
+
+}  // namespace ridge

@@ -1,0 +1,72 @@
+// bf16 GEMM microkernel for AVX512-BF16: a 32 x 12 tile of fp32 C from
+// K-paired bf16 panels (bf16_pairs_pack_avx512.cpp).
+//
+// vdpbf16ps multiplies 16 pairs of bf16 by 16 pairs and adds both products to
+// 16 fp32 lanes: 64 flops per instruction, twice an fp32 FMA's 32, at the
+// same throughput (2 per cycle on cores with two 512-bit FMA units). The tile
+// is the fp32 kernel's (f32_gemm_avx512.cpp): 24 zmm accumulators, two A
+// vectors of 16 row-pairs and one broadcast B pair per column per k-pair step.
+// Numerics (Intel SDM, VDPBF16PS): each bf16 product is exact in fp32, each
+// add rounds to nearest even whatever MXCSR says, and the instruction treats
+// bf16 subnormal inputs as zero and flushes subnormal results to zero.
+#include <immintrin.h>
+
+#include "kernels/gemm_kernel.h"
+
+namespace ridge {
+
+namespace {
+constexpr int kMR = 32;
+constexpr int kNR = 12;
+constexpr int kPrefetchPairsA = 8;  // k-pair steps ahead of the A micro-panel streaming from L2
+}  // namespace
+
+void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_packed,
+                                     const void* b_packed, float beta, float* c, int64_t ldc) {
+    const uint32_t* a = static_cast<const uint32_t*>(a_packed);  // 32 row-pairs per k-pair step
+    const uint32_t* b = static_cast<const uint32_t*>(b_packed);  // 12 column-pairs per k-pair step
+    __m512 lo[kNR];
+    __m512 hi[kNR];
+#pragma GCC unroll 12
+    for (int j = 0; j < kNR; ++j) {
+        lo[j] = _mm512_setzero_ps();
+        hi[j] = _mm512_setzero_ps();
+        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc + 16), _MM_HINT_T0);
+    }
+    const int64_t pairs = (kc + 1) / 2;
+#pragma GCC unroll 4
+    for (int64_t q = 0; q < pairs; ++q) {
+        _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR + 16), _MM_HINT_T0);
+        const __m512bh a_lo = (__m512bh)_mm512_load_si512(a);
+        const __m512bh a_hi = (__m512bh)_mm512_load_si512(a + 16);
+#pragma GCC unroll 12
+        for (int j = 0; j < kNR; ++j) {
+            const __m512bh bj = (__m512bh)_mm512_set1_epi32(int(b[j]));
+            lo[j] = _mm512_dpbf16_ps(lo[j], a_lo, bj);
+            hi[j] = _mm512_dpbf16_ps(hi[j], a_hi, bj);
+        }
+        a += kMR;
+        b += kNR;
+    }
+
+    const __m512 valpha = _mm512_set1_ps(alpha);
+    if (beta == 0.0f) {  // C is not read: a NaN in C must not survive
+#pragma GCC unroll 12
+        for (int j = 0; j < kNR; ++j) {
+            _mm512_storeu_ps(c + j * ldc, _mm512_mul_ps(valpha, lo[j]));
+            _mm512_storeu_ps(c + j * ldc + 16, _mm512_mul_ps(valpha, hi[j]));
+        }
+    } else {
+        const __m512 vbeta = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+        for (int j = 0; j < kNR; ++j) {
+            float* cj = c + j * ldc;
+            _mm512_storeu_ps(cj, _mm512_fmadd_ps(valpha, lo[j], _mm512_mul_ps(vbeta, _mm512_loadu_ps(cj))));
+            _mm512_storeu_ps(cj + 16, _mm512_fmadd_ps(valpha, hi[j], _mm512_mul_ps(vbeta, _mm512_loadu_ps(cj + 16))));
+        }
+    }
+}
+
+}  // namespace ridge
