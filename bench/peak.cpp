@@ -4,6 +4,9 @@
 #include <chrono>
 #include <vector>
 
+#include "dispatch/cpu_features.h"
+#include "kernels/probe.h"
+
 namespace ridge_bench {
 
 double measured_fp32_peak_gflops(const std::string& isa) {
@@ -20,4 +23,11 @@ double measured_fp32_peak_gflops(const std::string& isa) {
     return rates[rates.size() / 2];
 }
 
+}  // namespace ridge_bench
+
+namespace ridge_bench {
+// The vdpbf16ps probe lives in the library (lib/kernels/avx512bf16), which
+// already knows whether the CPU has it; the bench reuses both.
+bool has_avx512_bf16() { return ridge::cpu_supports(ridge::Isa::avx512bf16); }
+double dpbf16_flops_avx512bf16(int64_t iterations) { return ridge::probe_dpbf16__avx512bf16(iterations); }
 }  // namespace ridge_bench

@@ -9,6 +9,8 @@ namespace ridge_bench {
 
 double fma_flops_avx512(int64_t iterations);
 double fma_flops_avx2(int64_t iterations);
+double dpbf16_flops_avx512bf16(int64_t iterations);
+bool has_avx512_bf16();
 
 // Median GFLOP/s of a few short runs of the given ISA's FMA loop on this thread.
 double measured_fp32_peak_gflops(const std::string& isa);

@@ -6,22 +6,41 @@
 #include "ridge/ridge.h"
 
 namespace ridge_bench {
+
+const char* input_name(InputType t) {
+    return t == InputType::f32 ? "f32" : t == InputType::f16 ? "f16" : "bf16";
+}
+int input_bytes(InputType t) { return t == InputType::f32 ? 4 : 2; }
+
 namespace {
 
 // CBLAS enum values (identical in every CBLAS).
 constexpr int kColMajor = 102, kNoTrans = 111, kTrans = 112;
-using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
-                            int, float, float*, int);
+using CblasGemm = void (*)(int, int, int, int, int, int, float, const void*, int, const void*, int,
+                           float, float*, int);
 
-class Ridge final : public SgemmLibrary {
+class Ridge final : public GemmLibrary {
 public:
     std::string name() const override { return "ridge"; }
-    std::string details() const override { return ridge_sgemm_kernel_name(); }
+    std::string details() const override {
+        return std::string("f32 ") + ridge_gemm_kernel_name(RIDGE_F32) + ", f16 " +
+               ridge_gemm_kernel_name(RIDGE_F16) + ", bf16 " + ridge_gemm_kernel_name(RIDGE_BF16);
+    }
+    bool supports(InputType) const override { return true; }
     void set_threads(int threads) override { ridge_set_num_threads(threads); }
-    void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) override {
-        ridge_sgemm(RIDGE_COL_MAJOR, ta ? RIDGE_TRANS : RIDGE_NO_TRANS, tb ? RIDGE_TRANS : RIDGE_NO_TRANS,
-                    m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    void gemm(InputType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+              const void* a, int64_t lda, const void* b, int64_t ldb, float beta, float* c,
+              int64_t ldc) override {
+        const ridge_transpose TA = ta ? RIDGE_TRANS : RIDGE_NO_TRANS, TB = tb ? RIDGE_TRANS : RIDGE_NO_TRANS;
+        if (t == InputType::f32)
+            ridge_sgemm(RIDGE_COL_MAJOR, TA, TB, m, n, k, alpha, static_cast<const float*>(a), lda,
+                        static_cast<const float*>(b), ldb, beta, c, ldc);
+        else if (t == InputType::f16)
+            ridge_gemm_f16(RIDGE_COL_MAJOR, TA, TB, m, n, k, alpha, static_cast<const uint16_t*>(a), lda,
+                           static_cast<const uint16_t*>(b), ldb, beta, c, ldc);
+        else
+            ridge_gemm_bf16(RIDGE_COL_MAJOR, TA, TB, m, n, k, alpha, static_cast<const uint16_t*>(a), lda,
+                            static_cast<const uint16_t*>(b), ldb, beta, c, ldc);
     }
 };
 
@@ -32,18 +51,26 @@ F symbol(void* handle, const char* name) {
     return reinterpret_cast<F>(dlsym(handle, name));
 }
 
-class CblasPeer : public SgemmLibrary {
+// A CBLAS library: cblas_sgemm, and cblas_sbgemm where the build exports it.
+class CblasPeer : public GemmLibrary {
 public:
-    explicit CblasPeer(void* handle) : sgemm_(symbol<CblasSgemm>(handle, "cblas_sgemm")) {}
+    explicit CblasPeer(void* handle)
+        : sgemm_(symbol<CblasGemm>(handle, "cblas_sgemm")), sbgemm_(symbol<CblasGemm>(handle, "cblas_sbgemm")) {}
     bool ok() const { return sgemm_ != nullptr; }
-    void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) override {
-        sgemm_(kColMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha,
-               a, int(lda), b, int(ldb), beta, c, int(ldc));
+    bool supports(InputType t) const override {
+        return t == InputType::f32 || (t == InputType::bf16 && sbgemm_ != nullptr);
+    }
+    void gemm(InputType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+              const void* a, int64_t lda, const void* b, int64_t ldb, float beta, float* c,
+              int64_t ldc) override {
+        CblasGemm f = t == InputType::f32 ? sgemm_ : sbgemm_;
+        f(kColMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, a,
+          int(lda), b, int(ldb), beta, c, int(ldc));
     }
 
 private:
-    CblasSgemm sgemm_;
+    CblasGemm sgemm_;
+    CblasGemm sbgemm_;
 };
 
 class OpenBlas final : public CblasPeer {
@@ -84,29 +111,36 @@ private:
     const char* (*arch_string_)(int);
 };
 
-// oneDNN's dnnl_sgemm is row-major: column-major C = op(A) op(B) is row-major
-// C^T = op(B)^T op(A)^T, so the operands swap.
-class OneDnn final : public SgemmLibrary {
-    using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                              const float*, int64_t, float, float*, int64_t);
+// oneDNN's dnnl_sgemm and dnnl_gemm_bf16bf16f32 are row-major: column-major
+// C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T, so the operands swap.
+class OneDnn final : public GemmLibrary {
+    using DnnlGemm = int (*)(char, char, int64_t, int64_t, int64_t, float, const void*, int64_t,
+                             const void*, int64_t, float, float*, int64_t);
 
 public:
-    explicit OneDnn(void* h) : sgemm_(symbol<DnnlSgemm>(h, "dnnl_sgemm")) {}
+    explicit OneDnn(void* h)
+        : sgemm_(symbol<DnnlGemm>(h, "dnnl_sgemm")), bf16_(symbol<DnnlGemm>(h, "dnnl_gemm_bf16bf16f32")) {}
     bool ok() const { return sgemm_ != nullptr; }
     std::string name() const override { return "onednn"; }
-    std::string details() const override { return "dnnl_sgemm (OpenMP threads)"; }
+    std::string details() const override { return "dnnl_sgemm, dnnl_gemm_bf16bf16f32 (OpenMP threads)"; }
+    bool supports(InputType t) const override {
+        return t == InputType::f32 || (t == InputType::bf16 && bf16_ != nullptr);
+    }
     void set_threads(int t) override { omp_set_num_threads(t); }
-    void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) override {
-        sgemm_(tb ? 'T' : 'N', ta ? 'T' : 'N', n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    void gemm(InputType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+              const void* a, int64_t lda, const void* b, int64_t ldb, float beta, float* c,
+              int64_t ldc) override {
+        DnnlGemm f = t == InputType::f32 ? sgemm_ : bf16_;
+        f(tb ? 'T' : 'N', ta ? 'T' : 'N', n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
     }
 
 private:
-    DnnlSgemm sgemm_;
+    DnnlGemm sgemm_;
+    DnnlGemm bf16_;
 };
 
-std::vector<SgemmLibrary*> load_all() {
-    std::vector<SgemmLibrary*> libs{new Ridge()};
+std::vector<GemmLibrary*> load_all() {
+    std::vector<GemmLibrary*> libs{new Ridge()};
     if (void* h = open_library("libopenblas.so.0")) {
         auto* p = new OpenBlas(h);
         if (p->ok()) libs.push_back(p);
@@ -124,8 +158,8 @@ std::vector<SgemmLibrary*> load_all() {
 
 }  // namespace
 
-std::vector<SgemmLibrary*> sgemm_libraries() {
-    static const std::vector<SgemmLibrary*> libs = load_all();  // loaded once, kept for the run
+std::vector<GemmLibrary*> gemm_libraries() {
+    static const std::vector<GemmLibrary*> libs = load_all();  // loaded once, kept for the run
     return libs;
 }
 

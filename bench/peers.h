@@ -8,20 +8,26 @@
 
 namespace ridge_bench {
 
-class SgemmLibrary {
+// What A and B hold; C is fp32 for every benchmarked routine.
+enum class InputType { f32, f16, bf16 };
+const char* input_name(InputType t);
+int input_bytes(InputType t);
+
+class GemmLibrary {
 public:
-    virtual ~SgemmLibrary() = default;
+    virtual ~GemmLibrary() = default;
     virtual std::string name() const = 0;
     // What the library says about itself (kernel/core it picked), for the benchmark context.
     virtual std::string details() const = 0;
+    virtual bool supports(InputType t) const = 0;
     virtual void set_threads(int threads) = 0;
-    // Column-major C = alpha*op(A)*op(B) + beta*C.
-    virtual void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                       float* c, int64_t ldc) = 0;
+    // Column-major C = alpha*op(A)*op(B) + beta*C, A and B of type t.
+    virtual void gemm(InputType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                      const void* a, int64_t lda, const void* b, int64_t ldb, float beta, float* c,
+                      int64_t ldc) = 0;
 };
 
 // ridge first, then every peer that is installed (OpenBLAS, BLIS, oneDNN).
-std::vector<SgemmLibrary*> sgemm_libraries();
+std::vector<GemmLibrary*> gemm_libraries();
 
 }  // namespace ridge_bench

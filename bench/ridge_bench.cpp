@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -17,6 +18,7 @@
 
 #include "peak.h"
 #include "peers.h"
+#include "ridge/cblas.h"
 #include "ukr_bench.h"
 
 namespace ridge_bench {
@@ -26,9 +28,10 @@ struct Shape {
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
     int threads = 1;
+    InputType input = InputType::f32;
 };
 
-// One shape per line: "m n k [NN|NT|TN|TT] [threads]"; '#' starts a comment.
+// One shape per line: "m n k [NN|NT|TN|TT] [threads] [f32|f16|bf16]"; '#' starts a comment.
 std::vector<Shape> read_shapes(const std::string& path) {
     std::vector<Shape> shapes;
     std::ifstream in(path);
@@ -43,7 +46,9 @@ std::vector<Shape> read_shapes(const std::string& path) {
         Shape s;
         std::string trans = "NN";
         if (!(fields >> s.m >> s.n >> s.k)) continue;
-        fields >> trans >> s.threads;
+        std::string input = "f32";
+        fields >> trans >> s.threads >> input;
+        s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
         s.ta = trans.size() > 0 && trans[0] == 'T';
         s.tb = trans.size() > 1 && trans[1] == 'T';
         shapes.push_back(s);
@@ -59,20 +64,30 @@ std::vector<float> random_vector(int64_t count, unsigned seed) {
     return v;
 }
 
+// Random values in [-1, 1) stored as `t`: 16-bit patterns via ridge's own converters.
+std::vector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
+    const std::vector<float> f = random_vector(count, seed);
+    std::vector<char> out(size_t(count) * input_bytes(t));
+    if (t == InputType::f32) std::copy_n(reinterpret_cast<const char*>(f.data()), out.size(), out.data());
+    if (t == InputType::f16) cblas_shstohf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
+    if (t == InputType::bf16) cblas_sbstobf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
+    return out;
+}
+
 // Every library gets the same thread count before each benchmark: some read
 // OpenMP's setting, which another library's benchmark may have changed.
 void set_all_threads(int threads) {
     omp_set_num_threads(threads);
-    for (SgemmLibrary* lib : sgemm_libraries()) lib->set_threads(threads);
+    for (GemmLibrary* lib : gemm_libraries()) lib->set_threads(threads);
 }
 
-void bm_gemm_f32(benchmark::State& state, SgemmLibrary* lib, Shape s, double peak_gflops_1t) {
+void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gflops_1t) {
     set_all_threads(s.threads);
     const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k, ldc = s.m;
-    const auto a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
+    const auto a = random_matrix(s.input, s.m * s.k, 1), b = random_matrix(s.input, s.k * s.n, 2);
     auto c = random_vector(s.m * s.n, 3);
     for (auto _ : state) {
-        lib->sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), ldc);
+        lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), ldc);
         benchmark::ClobberMemory();
     }
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
@@ -84,7 +99,10 @@ void bm_gemm_f32(benchmark::State& state, SgemmLibrary* lib, Shape s, double pea
 
 void bm_peak(benchmark::State& state, std::string isa) {
     double flops = 0;
-    for (auto _ : state) flops = isa == "avx512" ? fma_flops_avx512(1000000) : fma_flops_avx2(1000000);
+    for (auto _ : state)
+        flops = isa == "avx512"       ? fma_flops_avx512(1000000)
+                : isa == "avx512bf16" ? dpbf16_flops_avx512bf16(1000000)
+                                      : fma_flops_avx2(1000000);
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -122,7 +140,10 @@ int main(int argc, char** argv) {
         else if (a.rfind("--libs=", 0) == 0) libs = a.substr(7);
         else args.push_back(a);
     }
-    if (shape_files.empty()) shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/sgemm.txt");
+    if (shape_files.empty()) {
+        shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/sgemm.txt");
+        shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/gemm16.txt");
+    }
 
     const double peak512 = measured_fp32_peak_gflops("avx512");
     const double peak256 = measured_fp32_peak_gflops("avx2");
@@ -137,16 +158,19 @@ int main(int argc, char** argv) {
 
     benchmark::RegisterBenchmark("BM_peak/fma/avx512/f32", bm_peak, std::string("avx512"))->UseRealTime();
     benchmark::RegisterBenchmark("BM_peak/fma/avx2/f32", bm_peak, std::string("avx2"))->UseRealTime();
+    if (has_avx512_bf16())
+        benchmark::RegisterBenchmark("BM_peak/dpbf16/avx512bf16/bf16", bm_peak, std::string("avx512bf16"))->UseRealTime();
     register_ukr_benchmarks();
     for (const std::string& file : shape_files)
         for (const Shape& s : read_shapes(file))
-            for (SgemmLibrary* lib : sgemm_libraries()) {
-                if (!wanted(lib->name(), libs)) continue;
+            for (GemmLibrary* lib : gemm_libraries()) {
+                if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
                 const double peak = lib->name() == "ridge" ? ridge_peak : peak512;
-                const std::string name = "BM_gemm/f32/" + lib->name() + "/" + shape_name(s);
-                benchmark::RegisterBenchmark(name.c_str(), bm_gemm_f32, lib, s, peak)->UseRealTime();
+                const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" + lib->name() +
+                                         "/" + shape_name(s);
+                benchmark::RegisterBenchmark(name.c_str(), bm_gemm, lib, s, peak)->UseRealTime();
             }
-    for (SgemmLibrary* lib : sgemm_libraries())
+    for (GemmLibrary* lib : gemm_libraries())
         benchmark::AddCustomContext("lib_" + lib->name(), lib->details());
 
     std::vector<char*> cargs;
