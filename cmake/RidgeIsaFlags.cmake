@@ -2,6 +2,7 @@
 # so one binary runs on any x86-64 CPU and picks at run time (never -march=native).
 set(RIDGE_FLAGS_avx512 -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma -mf16c)
 set(RIDGE_FLAGS_avx512bf16 ${RIDGE_FLAGS_avx512} -mavx512bf16)
+set(RIDGE_FLAGS_amx ${RIDGE_FLAGS_avx512bf16} -mamx-tile -mamx-bf16)
 set(RIDGE_FLAGS_avx2 -mavx2 -mfma -mf16c)
 set(RIDGE_FLAGS_ref "")
 
@@ -9,7 +10,7 @@ set(RIDGE_FLAGS_ref "")
 # each given its ISA's flags.
 function(ridge_kernel_sources out_var dir)
   set(sources "")
-  foreach(isa avx512bf16 avx512 avx2 ref)
+  foreach(isa amx avx512bf16 avx512 avx2 ref)
     file(GLOB files CONFIGURE_DEPENDS "${dir}/${isa}/*.cpp")
     foreach(f ${files})
       if(RIDGE_FLAGS_${isa})

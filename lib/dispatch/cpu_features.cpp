@@ -6,6 +6,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #define RIDGE_X86 1
 #else
 #define RIDGE_X86 0
@@ -35,6 +37,19 @@ uint64_t read_xcr0() {
 
 bool bit(unsigned word, int n) { return (word >> n) & 1u; }
 
+// Linux (5.16+) lets a process use the AMX tile registers only after it asks:
+// arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); without it the first
+// tile instruction faults. Values from the kernel's asm/prctl.h and fpu/types.h.
+bool request_amx_permission() {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    constexpr long kArchReqXcompPerm = 0x1023;
+    constexpr long kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+}
+
 CpuFeatures detect() {
     CpuFeatures f;
     const unsigned max_leaf = __get_cpuid_max(0, nullptr);
@@ -60,6 +75,7 @@ CpuFeatures detect() {
         const uint64_t xcr0 = read_xcr0();
         f.os_saves_ymm = (xcr0 & 0x6) == 0x6;    // SSE (bit 1) and AVX (bit 2)
         f.os_saves_zmm = (xcr0 & 0xe6) == 0xe6;  // plus opmask, ZMM_Hi256, Hi16_ZMM (5-7)
+        f.os_saves_tiles = (xcr0 & 0x60000) == 0x60000;  // XTILECFG (17), XTILEDATA (18)
     }
     if (max_leaf >= 7) {
         CpuidRegs l7 = cpuid(7, 0);
@@ -69,6 +85,9 @@ CpuFeatures detect() {
         f.avx512bw = bit(l7.ebx, 30);
         f.avx512vl = bit(l7.ebx, 31);
         if (l7.eax >= 1) f.avx512_bf16 = bit(cpuid(7, 1).eax, 5);
+        f.amx_bf16 = bit(l7.edx, 22);
+        f.amx_tile = bit(l7.edx, 24);
+        if (f.amx_tile && f.amx_bf16 && f.os_saves_tiles) f.amx_permitted = request_amx_permission();
     }
     return f;
 }
@@ -94,11 +113,15 @@ bool cpu_supports(Isa isa) {
             return f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.f16c && f.os_saves_zmm;
         case Isa::avx512bf16:
             return cpu_supports(Isa::avx512) && f.avx512_bf16;
+        case Isa::amx:
+            return cpu_supports(Isa::avx512bf16) && f.amx_tile && f.amx_bf16 && f.os_saves_tiles &&
+                   f.amx_permitted;
     }
     return false;
 }
 
 Isa best_supported_isa() {
+    if (cpu_supports(Isa::amx)) return Isa::amx;
     if (cpu_supports(Isa::avx512bf16)) return Isa::avx512bf16;
     if (cpu_supports(Isa::avx512)) return Isa::avx512;
     if (cpu_supports(Isa::avx2)) return Isa::avx2;
@@ -115,12 +138,14 @@ const char* isa_name(Isa isa) {
             return "avx512";
         case Isa::avx512bf16:
             return "avx512bf16";
+        case Isa::amx:
+            return "amx";
     }
     return "?";
 }
 
 bool parse_isa(const std::string& text, Isa* out) {
-    for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512bf16}) {
+    for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512bf16, Isa::amx}) {
         if (text == isa_name(isa)) {
             *out = isa;
             return true;

@@ -5,8 +5,9 @@
 
 namespace ridge {
 
-// Ordered: each needs everything below it. avx512bf16 adds vdpbf16ps (AVX512-BF16).
-enum class Isa { ref = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3 };
+// Ordered: each needs everything below it. avx512bf16 adds vdpbf16ps
+// (AVX512-BF16); amx adds the AMX tiles with tdpbf16ps (AMX-TILE, AMX-BF16).
+enum class Isa { ref = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3, amx = 4 };
 
 struct CpuFeatures {
     std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
@@ -15,6 +16,9 @@ struct CpuFeatures {
     bool fma = false, avx2 = false, f16c = false;
     bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
     bool avx512_bf16 = false;
+    bool amx_tile = false, amx_bf16 = false;
+    bool os_saves_tiles = false;  // XCR0 bits 17-18 (XTILECFG, XTILEDATA)
+    bool amx_permitted = false;   // Linux granted this process the tile data state
     bool os_saves_ymm = false;  // XCR0 bits 1-2: the OS saves SSE and AVX state
     bool os_saves_zmm = false;  // XCR0 bits 5-7: the OS saves opmask and ZMM state
 };

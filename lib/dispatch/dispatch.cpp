@@ -112,6 +112,10 @@ double probe_rate(double (*probe)(int64_t)) {
 // faster by a margin that noise cannot fake. RIDGE_ISA=avx512bf16 forces it.
 void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
     GemmChoice& choice = cfg.choices[int(Dtype::bf16)];
+    if (choice.kernel->isa == Isa::amx) {  // tdpbf16ps: 256x the work of one vdpbf16ps
+        cfg.bf16_reason = "AMX tile kernel (AMX-TILE, AMX-BF16, tile state granted by the OS)";
+        return;
+    }
     if (choice.kernel->isa != Isa::avx512bf16) return;
     if (isa_forced) {
         cfg.bf16_reason = "vdpbf16ps kernel: forced by RIDGE_ISA";

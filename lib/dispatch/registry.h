@@ -21,10 +21,11 @@ struct GemmKernel {
     int MR;
     int NR;
     GemmUkr ukr;
-    PackPanel pack_panel;
+    PackPanel pack_panel;    // packs op(A) panels (and op(B)^T panels, unless pack_panel_b differs)
+    PackPanel pack_panel_b;  // packs op(B)^T panels
     GemmSmallUkrF32 small_f32;  // unpacked kernel for small fp32 problems; may be null
     int packed_bytes;           // bytes of one packed element (4: fp32, 2: bf16)
-    int k_group;                // k steps packed together (2: bf16 K-pairs), so KC is a multiple
+    int k_group;                // k steps packed together (2: bf16 K-pairs, 32: AMX chunks); KC is a multiple
     int lanes;                  // fp32 lanes per vector register (for the model's FMA count)
 };
 

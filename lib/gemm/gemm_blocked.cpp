@@ -146,7 +146,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             const float beta = pc == 0 ? g.beta : 1.0f;
 
             const Range my_b = share(b_panels, s.threads, tid);
-            pack_b_panels(ker.pack_panel, ker.packed_bytes, offset(B, pc, jc), kc, nc, NR,
+            pack_b_panels(ker.pack_panel_b, ker.packed_bytes, offset(B, pc, jc), kc, nc, NR,
                           my_b.first, my_b.last, buf.packed_b);
             team_barrier(s);
 

@@ -41,6 +41,8 @@ void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, co
                                 float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);
+void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
+                              float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                              float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
@@ -59,6 +61,10 @@ void pack_panel_bf16_to_f32__avx512(const void* src, int64_t ld, bool rows_conti
                                     int64_t rows, int64_t kc, int64_t width, void* dst);
 void pack_panel_bf16_pairs__avx512(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
                                    int64_t kc, int64_t width, void* dst);
+void pack_panel_bf16_pairs32__avx512(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                                     int64_t kc, int64_t width, void* dst);
+void pack_panel_bf16_kchunks__avx512(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                                     int64_t kc, int64_t width, void* dst);
 void pack_panel_f32__ref(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
                          int64_t kc, int64_t width, void* dst);
 void pack_panel_f16_to_f32__ref(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
