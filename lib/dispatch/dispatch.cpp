@@ -142,12 +142,12 @@ RuntimeConfig make_config() {
         GemmChoice& choice = cfg.choices[int(input)];
         choice.kernel = find_gemm_kernel(input, cfg.isa);  // the ref kernels always qualify
         choice.blocking = blocking_from_model(machine_topology(), choice.kernel->MR, choice.kernel->NR,
-                                              choice.kernel->packed_bytes);
+                                              choice.kernel->packed_bytes, choice.kernel->min_KC);
     }
     choose_bf16_path(cfg, env("RIDGE_ISA") != nullptr && cfg.isa == Isa::avx512bf16);
     const GemmKernel* bf16 = cfg.choices[int(Dtype::bf16)].kernel;
     cfg.choices[int(Dtype::bf16)].blocking =
-        blocking_from_model(machine_topology(), bf16->MR, bf16->NR, bf16->packed_bytes);
+        blocking_from_model(machine_topology(), bf16->MR, bf16->NR, bf16->packed_bytes, bf16->min_KC);
     cfg.default_threads = default_thread_count();
     if (cfg.verbose) print_config(cfg);
     return cfg;

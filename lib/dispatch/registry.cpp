@@ -4,23 +4,31 @@
 namespace ridge {
 namespace {
 
+// The L1 model's KC (320 for this kernel) assumes the B micro-panel is reused
+// from L1, but AMX tile loads read both operands at ~64 bytes a cycle from L1
+// or L2 alike; what limits a short kc is the fixed cost of each call (zeroing
+// and storing four tiles, updating 32 x 32 of C), worth ~3 chunks of 32. At
+// KC=1024 that is under 10%. Measured, 1 thread, bf16 1024^3 in one process:
+// KC=320 795 GFLOP/s, 640 797, 1024 913, 2048 895.
+constexpr int64_t kAmxMinKC = 1024;
+
 // Best first within each input type: find_gemm_kernel takes the first the CPU can run.
 // fp16 and bf16 without AVX512-BF16 convert to fp32 while packing (once per
 // packed element, never per FMA) and reuse the fp32 kernels.
 constexpr GemmKernel kGemmKernels[] = {
     // name, packer name(s), input, ISA, MR, NR, kernel, A packer, B packer, small kernel,
-    // packed bytes, k group, fp32 lanes
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, 4, 1, 16},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__ref", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, 4, 1, 8},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, 4, 1, 1},
-    {"ukr_bf16_gemm_32x32__amx", "pack_panel_bf16_pairs32__avx512 + pack_panel_bf16_kchunks__avx512", Dtype::bf16, Isa::amx, 32, 32, ukr_bf16_gemm_32x32__amx, pack_panel_bf16_pairs32__avx512, pack_panel_bf16_kchunks__avx512, nullptr, 2, 32, 16},
-    {"ukr_bf16_gemm_32x12__avx512bf16", "pack_panel_bf16_pairs__avx512", Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, pack_panel_bf16_pairs__avx512, pack_panel_bf16_pairs__avx512, nullptr, 2, 2, 16},
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_bf16_to_f32__avx512", Dtype::bf16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_bf16_to_f32__avx512, pack_panel_bf16_to_f32__avx512, nullptr, 4, 1, 16},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, 4, 1, 8},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, 4, 1, 1},
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f16_to_f32__avx512", Dtype::f16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_f16_to_f32__avx512, pack_panel_f16_to_f32__avx512, nullptr, 4, 1, 16},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, 4, 1, 8},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, 4, 1, 1},
+    // packed bytes, k group, fp32 lanes, KC floor, thread begin/end hooks
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, 4, 1, 16, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__ref", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, 4, 1, 8, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, 4, 1, 1, 0, nullptr, nullptr},
+    {"ukr_bf16_gemm_32x32__amx", "pack_panel_bf16_pairs32__avx512 + pack_panel_bf16_kchunks__avx512", Dtype::bf16, Isa::amx, 32, 32, ukr_bf16_gemm_32x32__amx, pack_panel_bf16_pairs32__avx512, pack_panel_bf16_kchunks__avx512, nullptr, 2, 32, 16, kAmxMinKC, amx_thread_begin, amx_thread_end},
+    {"ukr_bf16_gemm_32x12__avx512bf16", "pack_panel_bf16_pairs__avx512", Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, pack_panel_bf16_pairs__avx512, pack_panel_bf16_pairs__avx512, nullptr, 2, 2, 16, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_bf16_to_f32__avx512", Dtype::bf16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_bf16_to_f32__avx512, pack_panel_bf16_to_f32__avx512, nullptr, 4, 1, 16, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, 4, 1, 8, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, 4, 1, 1, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f16_to_f32__avx512", Dtype::f16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, pack_panel_f16_to_f32__avx512, pack_panel_f16_to_f32__avx512, nullptr, 4, 1, 16, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, 4, 1, 8, 0, nullptr, nullptr},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, 4, 1, 1, 0, nullptr, nullptr},
 };
 
 }  // namespace

@@ -27,6 +27,9 @@ struct GemmKernel {
     int packed_bytes;           // bytes of one packed element (4: fp32, 2: bf16)
     int k_group;                // k steps packed together (2: bf16 K-pairs, 32: AMX chunks); KC is a multiple
     int lanes;                  // fp32 lanes per vector register (for the model's FMA count)
+    int64_t min_KC;             // KC floor over the L1 model (0: none); see the registry's rows
+    KernelThreadHook thread_begin;  // before a thread's first call in a GEMM; may be null
+    KernelThreadHook thread_end;    // after its last; may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

@@ -137,6 +137,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
     char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
     const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
     const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
+    if (ker.thread_begin) ker.thread_begin();
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
         const int64_t nc = std::min(s.nc_max, g.n - jc);
@@ -166,6 +167,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             team_barrier(s);
         }
     }
+    if (ker.thread_end) ker.thread_end();
 }
 
 }  // namespace

@@ -43,6 +43,8 @@ void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_pane
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                               float beta, float* c, int64_t ldc);
+void amx_thread_begin();  // loads the AMX kernel's tile configuration
+void amx_thread_end();    // releases the tiles
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                              float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
@@ -51,6 +53,10 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc);
+
+// Set-up and tear-down a kernel may need around its calls on one thread
+// within one GEMM call (AMX: tile configuration); may be null.
+using KernelThreadHook = void (*)();
 
 // Packers: lib/kernels/<isa>/<dtype>_pack_<isa>.cpp
 void pack_panel_f32__avx512(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,

@@ -29,7 +29,7 @@ struct Geometry {
 }  // namespace
 
 BlockingParams blocking_from_model(const CacheTopology& topo, int64_t MR, int64_t NR,
-                                   int64_t elem_bytes) {
+                                   int64_t elem_bytes, int64_t min_KC) {
     BlockingParams bp;
     bp.MR = MR;
     bp.NR = NR;
@@ -38,7 +38,7 @@ BlockingParams blocking_from_model(const CacheTopology& topo, int64_t MR, int64_
     //   C_Ar = floor((W_L1 - 1) / (1 + NR/MR)),  KC = C_Ar * S_L1 * L_L1 / (MR * elem).
     const Geometry l1(topo.l1);
     const int64_t ways_a_l1 = std::max<int64_t>(1, (l1.ways - 1) * MR / (MR + NR));
-    bp.KC = round_down_to(ways_a_l1 * l1.way_bytes() / (MR * elem_bytes), 8);
+    bp.KC = std::max(min_KC, round_down_to(ways_a_l1 * l1.way_bytes() / (MR * elem_bytes), 8));
 
     // MC: ways of L2 for the A block after the B micro-panel and one way for C,
     //   C_Br = ceil(KC*NR*elem / way),  C_Ac = W_L2 - 1 - C_Br,  MC = C_Ac * way / (KC * elem).

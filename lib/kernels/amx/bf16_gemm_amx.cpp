@@ -46,10 +46,18 @@ TileConfig make_config() {
 
 }  // namespace
 
-void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
-                              float beta, float* c, int64_t ldc) {
+// ldtilecfg and tilerelease cost as much as several chunks of work, so they
+// run once per thread per GEMM call (the driver's kernel hooks), not per tile;
+// releasing at the end leaves no tile state behind for the caller or the OS.
+void amx_thread_begin() {
     static const TileConfig config = make_config();
     _tile_loadconfig(&config);
+}
+void amx_thread_end() { _tile_release(); }
+
+void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
+                              float beta, float* c, int64_t ldc) {
+    // The tiles were configured by amx_thread_begin for this thread's share of the call.
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
@@ -74,7 +82,6 @@ void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_packed, con
     _tile_stored(1, ct[1], 64);
     _tile_stored(2, ct[2], 64);
     _tile_stored(3, ct[3], 64);
-    _tile_release();
 
     const __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
     for (int j = 0; j < kNR; ++j) {
