@@ -42,6 +42,15 @@ void cblas_sbgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_
 void cblas_shgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
                   int m, int n, int k, float alpha, const uint16_t *a, int lda, const uint16_t *b,
                   int ldb, float beta, float *c, int ldc);
+void cblas_sgemv(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                 const float *a, int lda, const float *x, int incx, float beta, float *y, int incy);
+/* OpenBLAS's 16-bit GEMV: 16-bit A and x, fp32 y (cblas_shgemv: ridge's fp16 counterpart). */
+void cblas_sbgemv(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                  const uint16_t *a, int lda, const uint16_t *x, int incx, float beta, float *y,
+                  int incy);
+void cblas_shgemv(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                  const uint16_t *a, int lda, const uint16_t *x, int incx, float beta, float *y,
+                  int incy);
 /* OpenBLAS's conversions (float <-> bfloat16, rounding to nearest even), and
  * ridge's fp16 pair named after them (OpenBLAS has none). BLAS increments:
  * a negative one walks the array from its far end. */
@@ -59,6 +68,9 @@ void cblas_xerbla(int info, const char *routine, const char *form, ...);
 void sgemm_(const char *trans_a, const char *trans_b, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc);
+void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a,
+            const int *lda, const float *x, const int *incx, const float *beta, float *y,
+            const int *incy);
 void xerbla_(const char *routine, const int *info, size_t routine_len);
 
 #ifdef __cplusplus

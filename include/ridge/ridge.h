@@ -61,6 +61,22 @@ RIDGE_API ridge_status ridge_gemm_bf16(ridge_layout layout, ridge_transpose tran
                                        float alpha, const uint16_t *a, int64_t lda, const uint16_t *b,
                                        int64_t ldb, float beta, float *c, int64_t ldc);
 
+/* y = alpha * op(A) * x + beta * y, A m x n. x has length n (m when
+ * transposed), y length m (n), with BLAS increments (negative: walk from the
+ * far end; zero is an error). beta == 0 overwrites y without reading it.
+ * ridge_gemv_f16/bf16: A and x 16-bit (raw patterns), y fp32, fp32 accumulation.
+ * Argument positions for the error handler: layout 1, trans 2, m 3, n 4,
+ * a 6, lda 7, x 8, incx 9, y 11, incy 12. */
+RIDGE_API ridge_status ridge_sgemv(ridge_layout layout, ridge_transpose trans, int64_t m, int64_t n,
+                                   float alpha, const float *a, int64_t lda, const float *x,
+                                   int64_t incx, float beta, float *y, int64_t incy);
+RIDGE_API ridge_status ridge_gemv_f16(ridge_layout layout, ridge_transpose trans, int64_t m, int64_t n,
+                                      float alpha, const uint16_t *a, int64_t lda, const uint16_t *x,
+                                      int64_t incx, float beta, float *y, int64_t incy);
+RIDGE_API ridge_status ridge_gemv_bf16(ridge_layout layout, ridge_transpose trans, int64_t m, int64_t n,
+                                       float alpha, const uint16_t *a, int64_t lda, const uint16_t *x,
+                                       int64_t incx, float beta, float *y, int64_t incy);
+
 /* Called on every invalid argument or failed allocation of the native API.
  * 'function' is e.g. "ridge_sgemm", 'argument' the 1-based position of the
  * offending parameter (0 when the error is not about one argument).

@@ -30,3 +30,18 @@ extern "C" RIDGE_API void sgemm_(const char* transa, const char* transb, const i
     g.ldc = *ldc;
     ridge::dispatch_gemm(g);
 }
+
+extern "C" RIDGE_API void sgemv_(const char* trans, const int* m, const int* n, const float* alpha,
+                                 const float* a, const int* lda, const float* x, const int* incx,
+                                 const float* beta, float* y, const int* incy) {
+    const int info = ridge::gemv_netlib_info(*trans, *m, *n, *lda, *incx, *incy);
+    if (info != 0) {
+        xerbla_("SGEMV ", &info, 6);
+        return;
+    }
+    ridge::GemvArgs g;
+    g.trans = ridge::is_trans_char(*trans);
+    g.m = *m, g.n = *n, g.alpha = *alpha, g.a = a, g.lda = *lda;
+    g.x = x, g.incx = *incx, g.beta = *beta, g.y = y, g.incy = *incy;
+    ridge::dispatch_gemv(g);
+}

@@ -66,7 +66,44 @@ bool cblas_gemm_prologue(const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPO
     return true;
 }
 
+bool cblas_gemv_prologue(const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m,
+                         int n, const void* a, int lda, const void* x, int incx, int incy,
+                         GemvArgs* g) {
+    const char t = trans_char(trans);
+    const bool row_major = layout == CblasRowMajor;
+    set_cblas_row_major(row_major);
+    if (layout != CblasColMajor && layout != CblasRowMajor) {
+        cblas_xerbla(1, routine, "Illegal layout setting, %d\n", int(layout));
+        return false;
+    }
+    if (t == 0) {
+        cblas_xerbla(2, routine, "Illegal TransA setting, %d\n", int(trans));
+        return false;
+    }
+    // Row-major A (m x n) is column-major A^T (n x m): transpose flips, dimensions swap.
+    const bool col_trans = row_major ? !is_trans_char(t) : is_trans_char(t);
+    const int cm = row_major ? n : m, cn = row_major ? m : n;
+    const int info = gemv_netlib_info(col_trans ? 'T' : 'N', cm, cn, lda, incx, incy);
+    if (info != 0) {
+        cblas_xerbla(info + 1, routine, "");
+        return false;
+    }
+    g->trans = col_trans, g->m = cm, g->n = cn;
+    g->a = a, g->lda = lda, g->x = x, g->incx = incx, g->incy = incy;
+    return true;
+}
+
 }  // namespace ridge
+
+extern "C" RIDGE_API void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n,
+                                      float alpha, const float* a, int lda, const float* x, int incx,
+                                      float beta, float* y, int incy) {
+    ridge::GemvArgs g;
+    if (!ridge::cblas_gemv_prologue("cblas_sgemv", layout, trans, m, n, a, lda, x, incx, incy, &g)) return;
+    g.input = ridge::Dtype::f32;
+    g.alpha = alpha, g.beta = beta, g.y = y;
+    ridge::dispatch_gemv(g);
+}
 
 extern "C" RIDGE_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a,
                                       CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,

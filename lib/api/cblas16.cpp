@@ -84,6 +84,27 @@ RIDGE_API void cblas_hgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_T
     ridge::dispatch_gemm_f16_output(g, c, ldc);
 }
 
+// OpenBLAS's 16-bit GEMV: 16-bit A and x, fp32 alpha, beta and y.
+RIDGE_API void cblas_sbgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                            const uint16_t* a, int lda, const uint16_t* x, int incx, float beta,
+                            float* y, int incy) {
+    ridge::GemvArgs g;
+    if (!ridge::cblas_gemv_prologue("cblas_sbgemv", layout, trans, m, n, a, lda, x, incx, incy, &g)) return;
+    g.input = ridge::Dtype::bf16;
+    g.alpha = alpha, g.beta = beta, g.y = y;
+    ridge::dispatch_gemv(g);
+}
+
+RIDGE_API void cblas_shgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                            const uint16_t* a, int lda, const uint16_t* x, int incx, float beta,
+                            float* y, int incy) {
+    ridge::GemvArgs g;
+    if (!ridge::cblas_gemv_prologue("cblas_shgemv", layout, trans, m, n, a, lda, x, incx, incy, &g)) return;
+    g.input = ridge::Dtype::f16;
+    g.alpha = alpha, g.beta = beta, g.y = y;
+    ridge::dispatch_gemv(g);
+}
+
 RIDGE_API void cblas_sbstobf16(int n, const float* in, int incin, uint16_t* out, int incout) {
     convert_strided<float, uint16_t, ridge::f32_to_bf16>(n, in, incin, out, incout);
 }

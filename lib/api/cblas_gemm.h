@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gemm/gemm.h"
+#include "gemm/gemv.h"
 #include "ridge/cblas.h"
 
 namespace ridge {
@@ -14,5 +15,12 @@ namespace ridge {
 bool cblas_gemm_prologue(const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a,
                          CBLAS_TRANSPOSE trans_b, int m, int n, int k, const void* a, int lda,
                          const void* b, int ldb, int ldc, GemmArgs* g);
+
+// The same for GEMV: layout 1, trans 2, then netlib SGEMV's number plus one
+// (row-major: the call on A^T, (trans flipped, n, m)). Sets all of *g but
+// input, alpha, beta, y.
+bool cblas_gemv_prologue(const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m,
+                         int n, const void* a, int lda, const void* x, int incx, int incy,
+                         GemvArgs* g);
 
 }  // namespace ridge

@@ -22,4 +22,14 @@ int gemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, 
     return 0;
 }
 
+int gemv_netlib_info(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy) {
+    if (!is_valid_trans_char(trans)) return 1;
+    if (m < 0) return 2;
+    if (n < 0) return 3;
+    if (lda < std::max<int64_t>(1, m)) return 6;
+    if (incx == 0) return 8;
+    if (incy == 0) return 11;
+    return 0;
+}
+
 }  // namespace ridge

@@ -16,4 +16,7 @@ bool is_valid_trans_char(char c);
 int gemm_netlib_info(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
                       int64_t ldb, int64_t ldc);
 
+// netlib SGEMV's checks, in its order: 0, or 1 trans, 2 m, 3 n, 6 lda, 8 incx, 11 incy.
+int gemv_netlib_info(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy);
+
 }  // namespace ridge

@@ -66,6 +66,9 @@ RIDGE_API __attribute__((weak)) void cblas_xerbla(int info, const char* routine,
         else if (info == 5) info = 4;
         else if (info == 9) info = 11;
         else if (info == 11) info = 9;
+    } else if (ridge::cblas_row_major() && routine != nullptr && std::strstr(routine, "gemv") != nullptr) {
+        if (info == 3) info = 4;  // m and n trade places in the call on A^T
+        else if (info == 4) info = 3;
     }
     std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, routine ? routine : "?");
     if (form != nullptr && *form != '\0') {

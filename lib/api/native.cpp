@@ -59,7 +59,59 @@ ridge_status native_gemm(const char* fn, ridge::Dtype input, ridge_layout layout
     return status;
 }
 
+// Every native GEMV: fp32 y, A and x of `input` elements. Positions are the
+// signature's: layout 1, trans 2, m 3, n 4, a 6, lda 7, x 8, incx 9, y 11, incy 12.
+ridge_status native_gemv(const char* fn, ridge::Dtype input, ridge_layout layout, ridge_transpose trans,
+                         int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const void* x,
+                         int64_t incx, float beta, float* y, int64_t incy) {
+    if (layout != RIDGE_COL_MAJOR && layout != RIDGE_ROW_MAJOR) return bad_argument(fn, 1, "invalid layout");
+    if (!valid_trans(trans)) return bad_argument(fn, 2, "invalid trans");
+    if (m < 0) return bad_argument(fn, 3, "m < 0");
+    if (n < 0) return bad_argument(fn, 4, "n < 0");
+    const bool row = layout == RIDGE_ROW_MAJOR;
+    if (lda < std::max<int64_t>(1, row ? n : m)) return bad_argument(fn, 7, "lda too small");
+    if (incx == 0) return bad_argument(fn, 9, "incx == 0");
+    if (incy == 0) return bad_argument(fn, 12, "incy == 0");
+    const bool t = trans != RIDGE_NO_TRANS;
+    const bool work = m > 0 && n > 0;
+    if (work && alpha != 0.0f && a == nullptr) return bad_argument(fn, 6, "a is NULL");
+    if (work && alpha != 0.0f && x == nullptr) return bad_argument(fn, 8, "x is NULL");
+    if (work && y == nullptr) return bad_argument(fn, 11, "y is NULL");
+    ridge::GemvArgs g;
+    g.input = input;
+    g.trans = row ? !t : t;  // row-major A is column-major A^T
+    g.m = row ? n : m, g.n = row ? m : n;
+    g.alpha = alpha, g.a = a, g.lda = lda, g.x = x, g.incx = incx, g.beta = beta, g.y = y, g.incy = incy;
+    const ridge_status status = ridge::dispatch_gemv(g);
+    if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
+    return status;
+}
+
 }  // namespace
+
+extern "C" RIDGE_API ridge_status ridge_sgemv(ridge_layout layout, ridge_transpose trans, int64_t m,
+                                              int64_t n, float alpha, const float* a, int64_t lda,
+                                              const float* x, int64_t incx, float beta, float* y,
+                                              int64_t incy) {
+    return native_gemv("ridge_sgemv", ridge::Dtype::f32, layout, trans, m, n, alpha, a, lda, x, incx,
+                       beta, y, incy);
+}
+
+extern "C" RIDGE_API ridge_status ridge_gemv_f16(ridge_layout layout, ridge_transpose trans, int64_t m,
+                                                 int64_t n, float alpha, const uint16_t* a, int64_t lda,
+                                                 const uint16_t* x, int64_t incx, float beta, float* y,
+                                                 int64_t incy) {
+    return native_gemv("ridge_gemv_f16", ridge::Dtype::f16, layout, trans, m, n, alpha, a, lda, x, incx,
+                       beta, y, incy);
+}
+
+extern "C" RIDGE_API ridge_status ridge_gemv_bf16(ridge_layout layout, ridge_transpose trans, int64_t m,
+                                                  int64_t n, float alpha, const uint16_t* a, int64_t lda,
+                                                  const uint16_t* x, int64_t incx, float beta, float* y,
+                                                  int64_t incy) {
+    return native_gemv("ridge_gemv_bf16", ridge::Dtype::bf16, layout, trans, m, n, alpha, a, lda, x, incx,
+                       beta, y, incy);
+}
 
 extern "C" RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
                                               ridge_transpose trans_b, int64_t m, int64_t n,

@@ -88,6 +88,7 @@ void print_config(const RuntimeConfig& cfg) {
                      dtype_name(input), choice.kernel->name, choice.kernel->pack_name, (long long)bp.MR,
                      (long long)bp.NR, (long long)bp.KC, (long long)bp.MC, (long long)bp.NC);
     }
+    std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     std::fprintf(stderr, "ridge: default threads %d\n", cfg.default_threads);
 }
@@ -139,6 +140,7 @@ RuntimeConfig make_config() {
     cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::string(env("RIDGE_VERBOSE")) != "0";
     choose_isa(cfg);
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+        cfg.gemv[int(input)] = find_gemv_kernel(input, cfg.isa);
         GemmChoice& choice = cfg.choices[int(input)];
         choice.kernel = find_gemm_kernel(input, cfg.isa);  // the ref kernels always qualify
         choice.blocking = blocking_from_model(machine_topology(), choice.kernel->MR, choice.kernel->NR,
@@ -183,6 +185,19 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
 }  // namespace ridge
 
 namespace ridge {
+
+// A GEMV thread must stream enough of A to pay for waking it: 256 Ki elements
+// is 1 MiB of fp32, ~30 us at one core's DRAM bandwidth, well above a fork/join.
+constexpr double kMinGemvElementsPerThread = 256.0 * 1024.0;
+
+ridge_status dispatch_gemv(const GemvArgs& args) {
+    const GemvKernel* ker = runtime_config().gemv[int(args.input)];
+    const double elements = double(args.m) * double(args.n);
+    int threads = omp_in_parallel() ? 1 : (thread_count_override() > 0 ? thread_count_override()
+                                                                         : runtime_config().default_threads);
+    threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
+    return gemv(args, *ker, threads);
+}
 
 ridge_status dispatch_gemm_f16_output(GemmArgs args, uint16_t* c, int64_t ldc) {
     if (args.m == 0 || args.n == 0) return RIDGE_SUCCESS;

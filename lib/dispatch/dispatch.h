@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gemm/gemm.h"
+#include "gemm/gemv.h"
 
 namespace ridge {
 
@@ -19,6 +20,7 @@ struct RuntimeConfig {
     Isa isa = Isa::ref;                  // the highest ISA kernels are taken from
     std::string isa_reason;              // why that ISA (RIDGE_ISA, CPUID, ...)
     GemmChoice choices[3];               // indexed by Dtype
+    const GemvKernel* gemv[3] = {};      // indexed by Dtype
     std::string bf16_reason;             // why bf16 runs on the kernel it does
     int default_threads = 1;             // RIDGE_NUM_THREADS, else OpenMP's max threads
     bool verbose = false;                // RIDGE_VERBOSE
@@ -37,6 +39,9 @@ ridge_status dispatch_gemm(const GemmArgs& args);
 // converted to an fp32 copy (not read when beta == 0), multiplied into, and
 // rounded back to fp16 once. C is untouched unless the call succeeds.
 ridge_status dispatch_gemm_f16_output(GemmArgs args, uint16_t* c, int64_t ldc);
+
+// Plan and run one checked GEMV.
+ridge_status dispatch_gemv(const GemvArgs& args);
 
 // Per-calling-thread thread count (0 = default).
 void set_thread_count_override(int threads);

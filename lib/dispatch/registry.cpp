@@ -31,7 +31,28 @@ constexpr GemmKernel kGemmKernels[] = {
     {"ukr_f32_gemm_8x4__ref", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, 4, 1, 1, 0, nullptr, nullptr},
 };
 
+// GEMV: one line per (input type, ISA); best first.
+constexpr GemvKernel kGemvKernels[] = {
+    {"gemv_f32__avx512", Dtype::f32, Isa::avx512, gemv_n_f32__avx512, gemv_t_f32__avx512},
+    {"gemv_f32__avx2", Dtype::f32, Isa::avx2, gemv_n_f32__avx2, gemv_t_f32__avx2},
+    {"gemv_f32__ref", Dtype::f32, Isa::ref, gemv_n_f32__ref, gemv_t_f32__ref},
+    {"gemv_f16__avx512", Dtype::f16, Isa::avx512, gemv_n_f16__avx512, gemv_t_f16__avx512},
+    {"gemv_f16__avx2", Dtype::f16, Isa::avx2, gemv_n_f16__avx2, gemv_t_f16__avx2},
+    {"gemv_f16__ref", Dtype::f16, Isa::ref, gemv_n_f16__ref, gemv_t_f16__ref},
+    {"gemv_bf16__avx512", Dtype::bf16, Isa::avx512, gemv_n_bf16__avx512, gemv_t_bf16__avx512},
+    {"gemv_bf16__avx2", Dtype::bf16, Isa::avx2, gemv_n_bf16__avx2, gemv_t_bf16__avx2},
+    {"gemv_bf16__ref", Dtype::bf16, Isa::ref, gemv_n_bf16__ref, gemv_t_bf16__ref},
+};
+
 }  // namespace
+
+std::span<const GemvKernel> gemv_kernels() { return kGemvKernels; }
+
+const GemvKernel* find_gemv_kernel(Dtype input, Isa max_isa) {
+    for (const GemvKernel& k : kGemvKernels)
+        if (k.input == input && k.isa <= max_isa && cpu_supports(k.isa)) return &k;
+    return nullptr;
+}
 
 const char* dtype_name(Dtype dtype) {
     switch (dtype) {

@@ -5,6 +5,7 @@
 
 #include "dispatch/cpu_features.h"
 #include "kernels/gemm_kernel.h"
+#include "kernels/gemv_kernel.h"
 
 namespace ridge {
 
@@ -33,6 +34,16 @@ struct GemmKernel {
 };
 
 std::span<const GemmKernel> gemm_kernels();
+
+struct GemvKernel {
+    const char* name;  // e.g. "gemv_f32__avx512"
+    Dtype input;       // the matrix's element type (x is converted to fp32 first)
+    Isa isa;
+    GemvNKernel n;
+    GemvTKernel t;
+};
+std::span<const GemvKernel> gemv_kernels();
+const GemvKernel* find_gemv_kernel(Dtype input, Isa max_isa);
 
 // The kernel for `input` with the highest ISA not above `max_isa` that the CPU supports.
 const GemmKernel* find_gemm_kernel(Dtype input, Isa max_isa);

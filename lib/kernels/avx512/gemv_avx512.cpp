@@ -1,0 +1,110 @@
+// GEMV kernels for AVX-512, fp32 and 16-bit matrices. GEMV reads every
+// element of A once and does 2 flops with it: it is bound by the bandwidth
+// of wherever A lives, so the kernels' job is to stream A at that bandwidth
+// and touch nothing else (x and y stay in L1/L2).
+//
+// N: y += alpha*A*x, 8 columns at a time: 8 sequential streams (prefetchers
+//    follow up to dozens) into a y block held in registers, y read and
+//    written once per 8 columns (1/8 of A's traffic, from L1/L2).
+// T: y += alpha*A^T*x, 8 columns at a time: 8 dot products against x with
+//    independent accumulators, reduced horizontally once per column.
+// 16-bit matrices widen to fp32 in registers (fp16: vcvtph2ps; bf16: shift).
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/gemv_kernel.h"
+
+namespace ridge {
+namespace {
+
+constexpr int kCols = 8;  // columns per pass
+
+__mmask16 first_lanes(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
+
+struct F32 {
+    using T = float;
+    static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+};
+struct F16 {
+    using T = uint16_t;
+    static __m512 load(const uint16_t* p, __mmask16 m) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p)); }
+};
+struct BF16 {
+    using T = uint16_t;
+    static __m512 load(const uint16_t* p, __mmask16 m) {
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+    }
+};
+
+template <typename L, int C>
+void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y) {
+    __m512 xv[C];
+    for (int c = 0; c < C; ++c) xv[c] = _mm512_set1_ps(xs[c]);
+    for (int64_t i = 0; i < m; i += 16) {
+        const __mmask16 mk = first_lanes(m - i);
+        __m512 acc = _mm512_maskz_loadu_ps(mk, y + i);
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) acc = _mm512_fmadd_ps(L::load(a + c * lda + i, mk), xv[c], acc);
+        _mm512_mask_storeu_ps(y + i, mk, acc);
+    }
+}
+
+template <typename L>
+void gemv_n(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, const float* x, float* y) {
+    const auto* a = static_cast<const typename L::T*>(av);
+    int64_t j = 0;
+    for (; j + kCols <= n; j += kCols) {
+        float xs[kCols];
+        for (int c = 0; c < kCols; ++c) xs[c] = alpha * x[j + c];
+        gemv_n_columns<L, kCols>(m, a + j * lda, lda, xs, y);
+    }
+    for (; j < n; ++j) {
+        const float xs = alpha * x[j];
+        gemv_n_columns<L, 1>(m, a + j * lda, lda, &xs, y);
+    }
+}
+
+template <typename L, int C>
+void gemv_t_columns(int64_t m, const typename L::T* a, int64_t lda, float alpha, const float* x, float* y) {
+    __m512 acc[C];
+    for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < m; i += 16) {
+        const __mmask16 mk = first_lanes(m - i);
+        const __m512 xv = _mm512_maskz_loadu_ps(mk, x + i);
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) acc[c] = _mm512_fmadd_ps(L::load(a + c * lda + i, mk), xv, acc[c]);
+    }
+    for (int c = 0; c < C; ++c) y[c] += alpha * _mm512_reduce_add_ps(acc[c]);
+}
+
+template <typename L>
+void gemv_t(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, const float* x, float* y) {
+    const auto* a = static_cast<const typename L::T*>(av);
+    int64_t j = 0;
+    for (; j + kCols <= n; j += kCols) gemv_t_columns<L, kCols>(m, a + j * lda, lda, alpha, x, y + j);
+    for (; j < n; ++j) gemv_t_columns<L, 1>(m, a + j * lda, lda, alpha, x, y + j);
+}
+
+}  // namespace
+
+void gemv_n_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_n<F32>(m, n, alpha, a, lda, x, y);
+}
+void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_t<F32>(m, n, alpha, a, lda, x, y);
+}
+void gemv_n_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_n<F16>(m, n, alpha, a, lda, x, y);
+}
+void gemv_t_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_t<F16>(m, n, alpha, a, lda, x, y);
+}
+void gemv_n_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_n<BF16>(m, n, alpha, a, lda, x, y);
+}
+void gemv_t_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+    gemv_t<BF16>(m, n, alpha, a, lda, x, y);
+}
+
+}  // namespace ridge

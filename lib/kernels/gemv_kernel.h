@@ -1,0 +1,35 @@
+// The signatures of the GEMV kernels, whatever their ISA and input type.
+#pragma once
+
+#include <cstdint>
+
+namespace ridge {
+
+// y[0:m] += alpha * A[0:m, 0:n] * x[0:n]   (A column-major, lda; x fp32, contiguous)
+// A holds the kernel's input type (fp32, fp16 or bf16), converted in registers.
+using GemvNKernel = void (*)(int64_t m, int64_t n, float alpha, const void* a, int64_t lda,
+                             const float* x, float* y);
+// y[0:n] += alpha * A[0:m, 0:n]^T * x[0:m]
+using GemvTKernel = void (*)(int64_t m, int64_t n, float alpha, const void* a, int64_t lda,
+                             const float* x, float* y);
+
+void gemv_n_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_f32__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f32__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_f16__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f16__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_bf16__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_bf16__avx2(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_n_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+void gemv_t_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y);
+
+}  // namespace ridge
