@@ -15,4 +15,7 @@ bool has_avx512_bf16();
 // Median GFLOP/s of a few short runs of the given ISA's FMA loop on this thread.
 double measured_fp32_peak_gflops(const std::string& isa);
 
+// Median read bandwidth (GB/s) of one thread summing a buffer of `bytes`.
+double measured_read_gbps(int64_t bytes);
+
 }  // namespace ridge_bench

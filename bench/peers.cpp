@@ -18,9 +18,24 @@ namespace {
 constexpr int kColMajor = 102, kNoTrans = 111, kTrans = 112;
 using CblasGemm = void (*)(int, int, int, int, int, int, float, const void*, int, const void*, int,
                            float, float*, int);
+using CblasGemv = void (*)(int, int, int, int, float, const void*, int, const void*, int, float, float*, int);
 
 class Ridge final : public GemmLibrary {
 public:
+    bool supports_gemv(InputType) const override { return true; }
+    void gemv(InputType t, bool trans, int64_t m, int64_t n, float alpha, const void* a, int64_t lda,
+              const void* x, float beta, float* y) override {
+        const ridge_transpose T = trans ? RIDGE_TRANS : RIDGE_NO_TRANS;
+        if (t == InputType::f32)
+            ridge_sgemv(RIDGE_COL_MAJOR, T, m, n, alpha, static_cast<const float*>(a), lda,
+                        static_cast<const float*>(x), 1, beta, y, 1);
+        else if (t == InputType::f16)
+            ridge_gemv_f16(RIDGE_COL_MAJOR, T, m, n, alpha, static_cast<const uint16_t*>(a), lda,
+                           static_cast<const uint16_t*>(x), 1, beta, y, 1);
+        else
+            ridge_gemv_bf16(RIDGE_COL_MAJOR, T, m, n, alpha, static_cast<const uint16_t*>(a), lda,
+                            static_cast<const uint16_t*>(x), 1, beta, y, 1);
+    }
     std::string name() const override { return "ridge"; }
     std::string details() const override {
         return std::string("f32 ") + ridge_gemm_kernel_name(RIDGE_F32) + ", f16 " +
@@ -55,7 +70,18 @@ F symbol(void* handle, const char* name) {
 class CblasPeer : public GemmLibrary {
 public:
     explicit CblasPeer(void* handle)
-        : sgemm_(symbol<CblasGemm>(handle, "cblas_sgemm")), sbgemm_(symbol<CblasGemm>(handle, "cblas_sbgemm")) {}
+        : sgemm_(symbol<CblasGemm>(handle, "cblas_sgemm")),
+          sbgemm_(symbol<CblasGemm>(handle, "cblas_sbgemm")),
+          sgemv_(symbol<CblasGemv>(handle, "cblas_sgemv")),
+          sbgemv_(symbol<CblasGemv>(handle, "cblas_sbgemv")) {}
+    bool supports_gemv(InputType t) const override {
+        return (t == InputType::f32 && sgemv_ != nullptr) || (t == InputType::bf16 && sbgemv_ != nullptr);
+    }
+    void gemv(InputType t, bool trans, int64_t m, int64_t n, float alpha, const void* a, int64_t lda,
+              const void* x, float beta, float* y) override {
+        CblasGemv f = t == InputType::f32 ? sgemv_ : sbgemv_;
+        f(kColMajor, trans ? kTrans : kNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
+    }
     bool ok() const { return sgemm_ != nullptr; }
     bool supports(InputType t) const override {
         return t == InputType::f32 || (t == InputType::bf16 && sbgemm_ != nullptr);
@@ -71,6 +97,8 @@ public:
 private:
     CblasGemm sgemm_;
     CblasGemm sbgemm_;
+    CblasGemv sgemv_;
+    CblasGemv sbgemv_;
 };
 
 class OpenBlas final : public CblasPeer {
@@ -123,6 +151,8 @@ public:
     bool ok() const { return sgemm_ != nullptr; }
     std::string name() const override { return "onednn"; }
     std::string details() const override { return "dnnl_sgemm, dnnl_gemm_bf16bf16f32 (OpenMP threads)"; }
+    bool supports_gemv(InputType) const override { return false; }  // oneDNN has no GEMV entry point
+    void gemv(InputType, bool, int64_t, int64_t, float, const void*, int64_t, const void*, float, float*) override {}
     bool supports(InputType t) const override {
         return t == InputType::f32 || (t == InputType::bf16 && bf16_ != nullptr);
     }

@@ -25,6 +25,10 @@ public:
     virtual void gemm(InputType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                       const void* a, int64_t lda, const void* b, int64_t ldb, float beta, float* c,
                       int64_t ldc) = 0;
+    virtual bool supports_gemv(InputType t) const = 0;
+    // Column-major y = alpha*op(A)*x + beta*y, A and x of type t, unit strides.
+    virtual void gemv(InputType t, bool trans, int64_t m, int64_t n, float alpha, const void* a,
+                      int64_t lda, const void* x, float beta, float* y) = 0;
 };
 
 // ridge first, then every peer that is installed (OpenBLAS, BLIS, oneDNN).

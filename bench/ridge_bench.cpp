@@ -25,6 +25,7 @@ namespace ridge_bench {
 namespace {
 
 struct Shape {
+    bool gemv = false;  // a "gemv m n [N|T] [threads] [type]" line: k unused, tb unused
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
     int threads = 1;
@@ -45,7 +46,21 @@ std::vector<Shape> read_shapes(const std::string& path) {
         std::istringstream fields(line);
         Shape s;
         std::string trans = "NN";
-        if (!(fields >> s.m >> s.n >> s.k)) continue;
+        std::string first;
+        if (!(fields >> first)) continue;
+        if (first == "gemv") {
+            s.gemv = true;
+            std::string input = "f32";
+            trans = "N";
+            if (!(fields >> s.m >> s.n)) continue;
+            fields >> trans >> s.threads >> input;
+            s.ta = trans == "T";
+            s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
+            shapes.push_back(s);
+            continue;
+        }
+        s.m = std::stoll(first);
+        if (!(fields >> s.n >> s.k)) continue;
         std::string input = "f32";
         fields >> trans >> s.threads >> input;
         s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
@@ -76,6 +91,10 @@ std::vector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
 
 // Every library gets the same thread count before each benchmark: some read
 // OpenMP's setting, which another library's benchmark may have changed.
+// Read bandwidth of DRAM, measured once per run, for the roofline bound of
+// shapes whose operands come from memory (the decode shapes).
+double g_dram_gbps = 0.0;
+
 void set_all_threads(int threads) {
     omp_set_num_threads(threads);
     for (GemmLibrary* lib : gemm_libraries()) lib->set_threads(threads);
@@ -94,6 +113,33 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["pct_peak"] = benchmark::Counter(
         100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
+    // Roofline: ideal intensity (each matrix moved once; C written, and read when beta != 0:
+    // here beta = 0) and the bound min(peak, I x bandwidth of DRAM, where A of these sizes lives).
+    const double p = input_bytes(s.input);
+    const double ideal_bytes = p * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n;
+    const double intensity = flops / ideal_bytes;
+    const double bound = std::min(peak_gflops_1t * s.threads, intensity * g_dram_gbps) * 1e9;
+    state.counters["I_ideal"] = intensity;
+    state.counters["bound_FLOPS"] = bound;
+    state.counters["pct_bound"] =
+        benchmark::Counter(100.0 * flops / bound, benchmark::Counter::kIsIterationInvariantRate);
+    set_all_threads(1);
+}
+
+void bm_gemv(benchmark::State& state, GemmLibrary* lib, Shape s) {
+    set_all_threads(s.threads);
+    const auto a = random_matrix(s.input, s.m * s.n, 1);
+    const auto x = random_matrix(s.input, s.ta ? s.m : s.n, 2);
+    auto y = random_vector(s.ta ? s.n : s.m, 3);
+    for (auto _ : state) {
+        lib->gemv(s.input, s.ta, s.m, s.n, 1.0f, a.data(), s.m, x.data(), 0.0f, y.data());
+        benchmark::ClobberMemory();
+    }
+    const double elems = double(s.m) * double(s.n);
+    state.counters["FLOPS"] = benchmark::Counter(2.0 * elems, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["A_bytes_per_s"] =
+        benchmark::Counter(elems * input_bytes(s.input), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["A_elems_per_s"] = benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
     set_all_threads(1);
 }
 
@@ -143,9 +189,13 @@ int main(int argc, char** argv) {
     if (shape_files.empty()) {
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/sgemm.txt");
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/gemm16.txt");
+        shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/gemv.txt");
+        shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/decode.txt");
     }
 
     const double peak512 = measured_fp32_peak_gflops("avx512");
+    g_dram_gbps = measured_read_gbps(256 << 20);
+    benchmark::AddCustomContext("dram_read_gbps_1t", std::to_string(g_dram_gbps));
     const double peak256 = measured_fp32_peak_gflops("avx2");
     benchmark::AddCustomContext("peak_fp32_avx512_gflops_1t", std::to_string(peak512));
     benchmark::AddCustomContext("peak_fp32_avx2_gflops_1t", std::to_string(peak256));
@@ -164,6 +214,14 @@ int main(int argc, char** argv) {
     for (const std::string& file : shape_files)
         for (const Shape& s : read_shapes(file))
             for (GemmLibrary* lib : gemm_libraries()) {
+                if (s.gemv) {
+                    if (!wanted(lib->name(), libs) || !lib->supports_gemv(s.input)) continue;
+                    const std::string name = std::string("BM_gemv/") + input_name(s.input) + "/" + lib->name() +
+                                             "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "/" +
+                                             (s.ta ? "T" : "N") + (s.threads != 1 ? "/t" + std::to_string(s.threads) : "");
+                    benchmark::RegisterBenchmark(name.c_str(), bm_gemv, lib, s)->UseRealTime();
+                    continue;
+                }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
                 const double peak = lib->name() == "ridge" ? ridge_peak : peak512;
                 const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" + lib->name() +

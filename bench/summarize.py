@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Summarize ridge-bench JSON (--benchmark_out=FILE): one row per shape, median
-GFLOP/s per library, ridge's percent of peak and its ratio to the best peer."""
+"""Summarize ridge-bench JSON (--benchmark_out=FILE): one row per shape, the
+median per library (GEMM: GFLOP/s; GEMV: GB/s of A streamed), ridge's percent
+of its bound (decode shapes: of min(peak, I x DRAM bandwidth); other GEMMs: of
+the FMA peak) and ridge's ratio to the best peer."""
 import json
 import re
 import sys
@@ -20,14 +22,15 @@ def main(path):
             continue
         kind, dtype, lib, shape = m.group(1), m.group(2), m.group(3), m.group(4)
         key = f"{kind} {dtype} {shape}"
-        rows.setdefault(key, {})[lib] = (b["FLOPS"] / 1e9, b.get("pct_peak"))
+        value = b["A_bytes_per_s"] / 1e9 if "A_bytes_per_s" in b else b["FLOPS"] / 1e9
+        rows.setdefault(key, {})[lib] = (value, b.get("pct_bound", b.get("pct_peak")))
         if lib not in libs:
             libs.append(lib)
-    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "lib_openblas", "lib_blis",
+    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "dram_read_gbps_1t", "lib_openblas", "lib_blis",
               "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")
-    header = f"{'shape':32s}" + "".join(f"{l:>10s}" for l in libs) + f"{'ridge %pk':>10s}{'vs best':>9s}"
+    header = f"{'shape':32s}" + "".join(f"{l:>10s}" for l in libs) + f"{'ridge %':>10s}{'vs best':>9s}"
     print(header)
     for key, per_lib in rows.items():
         line = f"{key:32s}"

@@ -213,15 +213,28 @@ inline std::vector<double> expected_c16(const Call& call, Half t, const uint16_t
                                         const std::function<double(int64_t)>& c_old) {
     const int64_t ldc = call.ldc();
     std::vector<double> out(size_t(ldc * std::max<int64_t>(call.c_extent().outer, 1)), 0.0);
-    auto op = [&](const uint16_t* x, int64_t ld, bool trans, int64_t i, int64_t j) {
-        return half_value(t, trans ? x[offset_of(call.row_major, ld, j, i)] : x[offset_of(call.row_major, ld, i, j)]);
-    };
+    // op(A) row by row and op(B) column by column, decoded once (each is read n or m times).
+    std::vector<double> opa, opb;
+    if (call.alpha != 0.0f) {
+        opa.resize(size_t(call.m * call.k));
+        opb.resize(size_t(call.k * call.n));
+        for (int64_t i = 0; i < call.m; ++i)
+            for (int64_t p = 0; p < call.k; ++p)
+                opa[size_t(i * call.k + p)] = half_value(
+                    t, a[call.ta ? offset_of(call.row_major, call.lda(), p, i) : offset_of(call.row_major, call.lda(), i, p)]);
+        for (int64_t j = 0; j < call.n; ++j)
+            for (int64_t p = 0; p < call.k; ++p)
+                opb[size_t(j * call.k + p)] = half_value(
+                    t, b[call.tb ? offset_of(call.row_major, call.ldb(), j, p) : offset_of(call.row_major, call.ldb(), p, j)]);
+    }
     for (int64_t i = 0; i < call.m; ++i)
         for (int64_t j = 0; j < call.n; ++j) {
             double sum = 0.0;
-            if (call.alpha != 0.0f)
-                for (int64_t p = 0; p < call.k; ++p)
-                    sum += op(a, call.lda(), call.ta, i, p) * op(b, call.ldb(), call.tb, p, j);
+            if (call.alpha != 0.0f) {
+                const double* ai = opa.data() + i * call.k;
+                const double* bj = opb.data() + j * call.k;
+                for (int64_t p = 0; p < call.k; ++p) sum += ai[p] * bj[p];
+            }
             const int64_t at = offset_of(call.row_major, ldc, i, j);
             out[size_t(at)] = (call.alpha == 0.0f ? 0.0 : double(call.alpha) * sum) +
                               (call.beta == 0.0f ? 0.0 : double(call.beta) * c_old(at));

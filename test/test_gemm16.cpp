@@ -234,10 +234,11 @@ std::string kc_note(Half t) {
 // ---- Which kernel runs ----
 
 // Each ctest entry forces an ISA through RIDGE_ISA; the kernel and packer names
-// prove the 16-bit inputs really run where that entry means them to:
-// avx512bf16 the vdpbf16ps kernel on K-pair panels, avx512 the fp32 kernel on
-// AVX-512 converting packers, avx2 and ref their fp32 kernels on the portable
-// converting packers. Unset, bf16 runs wherever the start-up probe decided.
+// prove the 16-bit inputs really run where that entry means them to: amx the
+// AMX tile kernel (K-pair A, K-chunk B), avx512bf16 the vdpbf16ps kernel on
+// K-pair panels, avx512 the fp32 kernel on AVX-512 converting packers, avx2 and
+// ref their fp32 kernels on the portable converting packers. fp16 always runs on
+// the best fp32 kernel at or below the ISA. Unset, the library picks by itself.
 TEST(Gemm16, KernelsFollowRidgeIsa) {
     struct Expect {
         const char* isa;
@@ -541,6 +542,61 @@ TEST(Gemm16, SeveralKcBlocksLargerShapes) {
     }
 }
 
+// A single row or column of C (m == 1 or n == 1, k > 0, alpha != 0): the library
+// runs these as a GEMV on the fp32-converted operands (as_gemv in dispatch.cpp),
+// reading op(A) or op(B) with strides from the other's leading dimension and
+// writing a row of C with stride ldc. Every entry, layout and transpose, odd and
+// deep k, the scalars including beta = 0 over NaN and alpha = 0 (which stays
+// with the GEMM driver), padded leading dimensions.
+TEST(Gemm16, VectorShapesEveryEntry) {
+    const uint32_t seed = test_seed() + 112;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int serial = 0;
+    for (const EntryInfo& e : kEntries) {
+        const int64_t kc = active_kc(e.input);
+        for (int64_t k : {int64_t(1), int64_t(2), int64_t(3), int64_t(17), kc + 1})
+            for (int shape = 0; shape < 3; ++shape)
+                for (int t = 0; t < 8; ++t) {
+                    Call c;
+                    c.row_major = t & 4, c.ta = t & 1, c.tb = t & 2;
+                    c.m = shape == 1 ? 1 : 29 + serial % 7;
+                    c.n = shape == 0 ? 1 : 13 + serial % 5;
+                    if (shape == 2) c.m = 1, c.n = 1;
+                    c.k = k;
+                    set_scalars(c, serial);
+                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = (serial + 2) % 4;
+                    ++serial;
+                    ASSERT_TRUE(run_case(e, c, rng));
+                }
+    }
+}
+
+// The vector shapes honour bf16 subnormals whatever the GEMM kernel: the GEMV path
+// converts to fp32 (ridge.h: "elsewhere bf16 subnormals are honoured"). Where the
+// GEMM kernel flushes (vdpbf16ps, AMX), bf16 subnormal handling thus depends on
+// the shape: a column of C keeps what a matrix of C flushes.
+TEST(Gemm16, Bf16SubnormalsInVectorShapesHonoured) {
+    const uint16_t sub = 0x0003, big = round_to_bf16(std::ldexp(1.0, 100)), two_m70 = round_to_bf16(std::ldexp(1.0, -70));
+    for (const EntryInfo& e : kEntries) {
+        if (e.input != Half::bf16) continue;
+        for (int shape = 0; shape < 2; ++shape) {  // n == 1, then m == 1
+            SCOPED_TRACE(std::string(e.name) + (shape ? " m=1" : " n=1"));
+            Call call;
+            call.m = shape ? 1 : 3, call.n = shape ? 3 : 1, call.k = 2;
+            std::vector<uint16_t> a(6, sub), b(6, big);
+            std::vector<float> c(3, quiet_nan());
+            ASSERT_TRUE(call_entry(e, call, a.data(), b.data(), c.data(), nullptr));
+            for (float x : c) EXPECT_EQ(6 * std::ldexp(1.0, -33), double(x)) << "subnormal inputs";
+            std::fill(a.begin(), a.end(), two_m70);
+            std::fill(b.begin(), b.end(), two_m70);
+            std::fill(c.begin(), c.end(), quiet_nan());
+            ASSERT_TRUE(call_entry(e, call, a.data(), b.data(), c.data(), nullptr));
+            for (float x : c) EXPECT_EQ(std::ldexp(1.0, -139), double(x)) << "subnormal results";
+        }
+    }
+}
+
 // ---- Special values ----
 
 // NaN and Inf in the inputs propagate as IEEE says, through every entry:
@@ -560,7 +616,8 @@ TEST(Gemm16, NanAndInfPropagate) {
         SCOPED_TRACE(kc_note(e.input));
         const uint16_t nan = e.input == Half::f16 ? 0x7e00 : 0x7fc0;
         const uint16_t inf = e.input == Half::f16 ? 0x7c00 : 0x7f80;
-        const int64_t shapes[][3] = {{ker.MR + 5, ker.NR + 3, 7}, {9, 6, kc + 3}, {ker.MR, ker.NR, 33}};
+        // Matrix shapes (the kernel), and a column and a row of C (the GEMV path).
+        const int64_t shapes[][3] = {{ker.MR + 5, ker.NR + 3, 7}, {9, 6, kc + 3}, {ker.MR, ker.NR, 33}, {17, 1, 9}, {1, 13, 9}};
         for (const auto& s : shapes)
             for (int t = 0; t < 8; t += 1) {
                 Call c;
@@ -569,6 +626,9 @@ TEST(Gemm16, NanAndInfPropagate) {
                 c.alpha = (serial & 1) ? -1.5f : 1.0f, c.beta = (serial & 2) ? 0.5f : 0.0f;
                 ++serial;
                 Operands16 ops(e, c, rng);
+                // NaN at A(i0, p0) and B(p2, j0), +Inf at A(i1, p1); in a single row of C, A's
+                // NaN and Inf cannot both have rows of their own: the row gets the Inf only.
+                const bool one_row = c.m == 1;
                 const int64_t i0 = c.m - 1, i1 = 0, p0 = c.k - 1, p1 = c.k / 2, j0 = c.n / 2, p2 = 1;
                 auto a_at = [&](int64_t i, int64_t p) -> uint16_t& {
                     return ops.a.data()[c.ta ? offset_of(c.row_major, c.lda(), p, i) : offset_of(c.row_major, c.lda(), i, p)];
@@ -576,17 +636,18 @@ TEST(Gemm16, NanAndInfPropagate) {
                 auto b_at = [&](int64_t p, int64_t j) -> uint16_t& {
                     return ops.b.data()[c.tb ? offset_of(c.row_major, c.ldb(), j, p) : offset_of(c.row_major, c.ldb(), p, j)];
                 };
-                a_at(i0, p0) = nan;
+                if (!one_row) a_at(i0, p0) = nan;
                 a_at(i1, p1) = inf;
                 for (int64_t j = 0; j < c.n; ++j)
                     b_at(p1, j) = round_to_half(e.input, (j % 2) ? -0.75 : 0.5);  // nonzero: Inf*b is +-Inf
-                b_at(p2, j0) = nan;
+                if (c.n > 1) b_at(p2, j0) = nan;
                 ops.a.snapshot();
                 ops.b.snapshot();
                 const auto expect = ops.expected(c);
                 // The reference says what IEEE arithmetic gives; check it is the pattern described.
-                ASSERT_TRUE(std::isnan(expect[size_t(offset_of(c.row_major, c.ldc(), i0, 0))]));
-                ASSERT_TRUE(std::isinf(expect[size_t(offset_of(c.row_major, c.ldc(), i1, j0 == 0 ? 1 : 0))]));
+                if (!one_row) ASSERT_TRUE(std::isnan(expect[size_t(offset_of(c.row_major, c.ldc(), i0, 0))]));
+                if (c.n > 1) ASSERT_TRUE(std::isnan(expect[size_t(offset_of(c.row_major, c.ldc(), c.m - 1, j0))]));
+                ASSERT_TRUE(std::isinf(expect[size_t(offset_of(c.row_major, c.ldc(), i1, j0 == 0 && c.n > 1 ? 1 : 0))]));
                 ASSERT_TRUE(call_entry(e, c, ops.a.data(), ops.b.data(), ops.c32_data(), ops.c16_data()));
                 ASSERT_TRUE(ops.c_untouched_outside());
                 ASSERT_TRUE(values_match16(c, ops.c32_data(), ops.c16_data(), expect, bound_for(c), false))
@@ -686,20 +747,21 @@ TEST(Gemm16, Fp16SubnormalInputsHonoured) {
     for (const EntryInfo& e : kEntries) {
         if (e.input != Half::f16) continue;
         const int64_t kc = active_kc(e.input);
-        for (int variant = 0; variant < 3; ++variant)
+        for (int variant = 0; variant < 4; ++variant)
             for (int t = 0; t < 8; ++t) {
                 Call c;
-                c.m = 35, c.n = 14, c.k = variant == 2 ? kc + 1 : 9;
+                c.m = 35, c.n = variant == 3 ? 1 : 14, c.k = variant == 2 ? kc + 1 : 9;
                 c.row_major = t & 4, c.ta = t & 1, c.tb = t & 2;
                 c.alpha = 1.0f, c.beta = 0.0f;
                 ++serial;
                 Operands16 ops(e, c, rng);
                 // variant 0: A subnormal, B up to 2^10 (products ~2^-14: normal fp16 results);
                 // variant 1: A subnormal, B in [-1, 1] (subnormal fp16 results for hgemm);
-                // variant 2: both subnormal (products ~2^-30..2^-48), deep k.
+                // variant 2: both subnormal (products ~2^-30..2^-48), deep k;
+                // variant 3: as 0, with one column of C (the GEMV path).
                 double max_b = 1.0;
                 ops.a.fill(subnormal);
-                if (variant == 0) {
+                if (variant == 0 || variant == 3) {
                     ops.b.fill([&] { return random_half(Half::f16, rng, -1024.0f, 1024.0f); });
                     max_b = 1024.0;
                 } else if (variant == 2) {
@@ -737,6 +799,8 @@ TEST(Gemm16, Fp16SubnormalInputsHonoured) {
 //            exactly, DAZ gives exactly 0;
 //   results: A = B = 2^-70 (normal bf16), k = 2: 2^-140 + 2^-140 = 2^-139, an fp32
 //            subnormal, honoured exactly or flushed to exactly 0.
+// m and n are at least 2: a single row or column of C goes to the GEMV path
+// instead of the GEMM kernel (VectorShapes* below).
 TEST(Gemm16, Bf16SubnormalsFollowTheKernel) {
     const bool daz = runs_bf16_instructions(Half::bf16);
     SCOPED_TRACE(kc_note(Half::bf16) + (daz ? ": expecting DAZ/FTZ (vdpbf16ps)" : ": expecting subnormals honoured"));
@@ -766,22 +830,21 @@ TEST(Gemm16, Bf16SubnormalsFollowTheKernel) {
                     EXPECT_EQ(daz ? 0.0 : exact, double(c[size_t(i + j * m)])) << "subnormal inputs, k=" << k << " C(" << i << "," << j << ")";
             }
         }
-        // Results: 2 x 1 x 2, every element 2^-70.
+        // Results: 2 x 2 x 2, every element 2^-70.
         const uint16_t a[] = {two_m70, two_m70, two_m70, two_m70};
-        float c[2] = {quiet_nan(), quiet_nan()};
+        float c[4] = {quiet_nan(), quiet_nan(), quiet_nan(), quiet_nan()};
         Call call;
-        call.m = 2, call.n = 1, call.k = 2;
+        call.m = 2, call.n = 2, call.k = 2;
         ASSERT_TRUE(call_entry(e, call, a, a, c, nullptr));
         const double want = daz ? 0.0 : std::ldexp(1.0, -139);
-        EXPECT_EQ(want, double(c[0])) << "subnormal result";
-        EXPECT_EQ(want, double(c[1])) << "subnormal result";
+        for (int q = 0; q < 4; ++q) EXPECT_EQ(want, double(c[q])) << "subnormal result, element " << q;
     }
 }
 
-// The convert-to-fp32 paths honour bf16 subnormals on every entry regardless of the
-// default kernel: with RIDGE_ISA below avx512bf16 no process may flush them. (The
-// vdpbf16ps kernel's own DAZ is asserted above when it runs, and directly on the
-// kernel in test_kernels16.)
+// The convert-to-fp32 paths honour bf16 subnormals on every entry, on random
+// matrix shapes and layouts: with RIDGE_ISA below avx512bf16 no process may flush
+// them. (The DAZ of vdpbf16ps and AMX is asserted above when they run, and on
+// each kernel directly in test_kernels16.)
 TEST(Gemm16, Bf16SubnormalsHonouredWhenConverting) {
     if (runs_bf16_instructions(Half::bf16)) GTEST_SKIP() << "this process runs bf16 on vdpbf16ps (asserted above)";
     const uint32_t seed = test_seed() + 110;
@@ -810,20 +873,24 @@ TEST(Gemm16, Bf16SubnormalsHonouredWhenConverting) {
 // them too (tdpbf16ps), so in a process whose bf16 kernel is the AMX one (the
 // default on this project's AMX machine, and RIDGE_ISA=amx) the documented
 // behaviour and the real one disagree, and this test fails until ridge.h (or
-// the kernel choice) is brought in line. Observed through one product: a bf16
-// subnormal 2^-133 times 2^100 is 2^-33 when honoured, 0 when flushed.
+// the kernel choice) is brought in line. Observed through a 2 x 2 x 1 product (a
+// matrix shape, so the GEMM kernel runs): a bf16 subnormal 2^-133 times 2^100 is
+// 2^-33 when honoured, 0 when flushed.
 TEST(Gemm16, Bf16SubnormalsAsRidgeHDocumentsThem) {
     const ridge::GemmKernel& ker = *choice_of(Half::bf16).kernel;
-    const bool documented_flush = std::string(ker.name).find("avx512bf16") != std::string::npos;  // vdpbf16ps
-    const uint16_t a = 0x0001, b = round_to_bf16(std::ldexp(1.0, 100));
-    float c = quiet_nan();
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 1, 1, 1, 1.0f, &a, 1, &b,
-                                             1, 0.0f, &c, 1));
-    ASSERT_TRUE(c == 0.0f || double(c) == std::ldexp(1.0, -33)) << c;
-    const bool flushed = c == 0.0f;
+    // ridge.h: the vdpbf16ps and AMX (tdpbf16ps) kernels flush bf16 subnormals; the convert path honours them.
+    const std::string kernel_name = ker.name;
+    const bool documented_flush = kernel_name.find("avx512bf16") != std::string::npos ||
+                                  kernel_name.find("__amx") != std::string::npos;
+    const uint16_t a[] = {0x0001, 0x0001}, b[] = {round_to_bf16(std::ldexp(1.0, 100)), round_to_bf16(std::ldexp(1.0, 100))};
+    float c[4] = {quiet_nan(), quiet_nan(), quiet_nan(), quiet_nan()};
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 2, 2, 1, 1.0f, a, 2, b,
+                                             1, 0.0f, c, 2));
+    for (float x : c) ASSERT_TRUE(x == c[0] && (x == 0.0f || double(x) == std::ldexp(1.0, -33))) << x;
+    const bool flushed = c[0] == 0.0f;
     EXPECT_EQ(documented_flush, flushed)
         << "bf16 runs on " << ker.name << ", which " << (flushed ? "flushes" : "honours")
-        << " bf16 subnormals; ridge.h says they are flushed only on vdpbf16ps and honoured elsewhere";
+        << " bf16 subnormals; ridge.h says they are flushed on vdpbf16ps and AMX and honoured elsewhere";
 }
 
 // ---- Threads ----

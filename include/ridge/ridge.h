@@ -49,9 +49,12 @@ RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
  * in IEEE binary16 (ridge_gemm_f16) or bfloat16 (ridge_gemm_bf16), passed as
  * raw 16-bit patterns (uint16_t: no _Float16 needed). Inputs convert to fp32
  * exactly; products accumulate in fp32. Same checks and statuses as ridge_sgemm.
- * Where the CPU has AVX512-BF16 and its vdpbf16ps outruns fp32 FMA, bf16 runs
- * on it: that instruction treats bf16 subnormal inputs as zero and flushes
- * subnormal results to zero; elsewhere bf16 subnormals are honoured. */
+ * bf16 runs on the fastest path the CPU has: AMX tiles (tdpbf16ps), else
+ * vdpbf16ps where it outruns fp32 FMA (measured at first use), else a
+ * conversion to fp32 while packing. tdpbf16ps and vdpbf16ps treat bf16
+ * subnormal inputs as zero and flush subnormal results to zero (Intel SDM);
+ * the conversion path, and problems with one row or column of C (computed as
+ * GEMV), honour them. fp16 subnormals are honoured everywhere. */
 RIDGE_API ridge_status ridge_gemm_f16(ridge_layout layout, ridge_transpose trans_a,
                                       ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
                                       float alpha, const uint16_t *a, int64_t lda, const uint16_t *b,

@@ -172,7 +172,31 @@ int threads_for(double flops) {
     return static_cast<int>(std::min<double>(wanted, useful));
 }
 
+// GEMM with a single column (or row) of C is a GEMV: it reads A (or B) once
+// with 2 flops per element, and packing would only add traffic.
+//   n == 1: c = alpha * op(A) * b + beta * c
+//   m == 1: c^T = alpha * op(B)^T * a^T + beta * c^T   (c a row of stride ldc)
+bool as_gemv(const GemmArgs& g, GemvArgs* v) {
+    if (g.n != 1 && g.m != 1) return false;
+    v->input = g.input;
+    v->alpha = g.alpha, v->beta = g.beta, v->y = g.c;
+    if (g.n == 1) {
+        v->trans = g.trans_a, v->m = g.trans_a ? g.k : g.m, v->n = g.trans_a ? g.m : g.k;
+        v->a = g.a, v->lda = g.lda;
+        v->x = g.b, v->incx = g.trans_b ? g.ldb : 1;  // op(B)(p, 0)
+        v->incy = 1;
+    } else {
+        v->trans = !g.trans_b, v->m = g.trans_b ? g.n : g.k, v->n = g.trans_b ? g.k : g.n;
+        v->a = g.b, v->lda = g.ldb;
+        v->x = g.a, v->incx = g.trans_a ? 1 : g.lda;  // op(A)(0, p)
+        v->incy = g.ldc;
+    }
+    return true;
+}
+
 ridge_status dispatch_gemm(const GemmArgs& args) {
+    GemvArgs as_vector;
+    if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
     const GemmChoice& choice = runtime_config().gemm(args.input);
     GemmPlan plan;
     plan.kernel = choice.kernel;

@@ -1,0 +1,764 @@
+// The pieces under the 16-bit GEMM, tested directly and whatever RIDGE_ISA says:
+//  - the conversions (cblas_sbstobf16, cblas_sbf16tos, cblas_shstohf16,
+//    cblas_shf16tos, and the array converters cblas_hgemm uses for C) on all
+//    65,536 patterns of each 16-bit type and on fp32 values chosen to hit every
+//    rounding case, against the formats' definitions computed in double;
+//  - the packers: the bf16 K-pair and AMX layouts element by element as
+//    gemm_kernel.h and bf16_amx_pack_avx512.cpp define them, the converting
+//    AVX-512 packers bitwise against the portable ones, with sources that end
+//    at an inaccessible page (an over-read faults) and guarded destinations;
+//  - the blocked driver with every registered fp16 and bf16 kernel this CPU runs,
+//    under the model's blocking and under tiny (odd-KC) blockings, one and two
+//    threads, and the subnormal behaviour of each kernel.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dispatch/cpu_features.h"
+#include "dispatch/registry.h"
+#include "gemm/gemm.h"
+#include "gemm/pack.h"
+#include "gemm16_check.h"
+#include "kernels/convert.h"
+#include "kernels/convert_kernels.h"
+#include "kernels/gemm_kernel.h"
+#include "ridge/cblas.h"
+#include "tuning/model.h"
+#include "tuning/topology.h"
+
+using namespace ridge_test;
+
+namespace {
+
+bool has_avx512() { return ridge::cpu_supports(ridge::Isa::avx512); }
+
+// ============================ Conversions ============================
+
+std::vector<uint16_t> all_patterns() {
+    std::vector<uint16_t> v(65536);
+    for (uint32_t i = 0; i < 65536; ++i) v[i] = uint16_t(i);
+    return v;
+}
+
+// A widened 16-bit value against the format's definition: the exact value, bit for
+// bit (so -0 stays -0); a NaN stays a NaN of the same sign whose payload is the
+// 16-bit one shifted into place (the quiet bit may be set: a signalling NaN may be
+// quieted), nothing else in the low fp32 bits.
+::testing::AssertionResult widened_ok(Half t, uint16_t h, float got) {
+    const bool nan = half_is_nan(t, h);
+    const int shift = t == Half::f16 ? 13 : 16;
+    const uint32_t payload_mask = t == Half::f16 ? 0x3ffu : 0x7fu, quiet = t == Half::f16 ? 0x200u : 0x40u;
+    if (!nan) {
+        const double want = half_value(t, h);
+        if (bits_of(got) == bits_of(float(want))) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << half_name(t) << " " << hex16(h) << " widened to " << got << " ("
+                                             << hex32(got) << "), expected " << want;
+    }
+    const uint32_t u = bits_of(got);
+    const bool ok = std::isnan(got) && (u >> 31) == uint32_t(h >> 15) && (u & ((1u << shift) - 1u)) == 0 &&
+                    (((u >> shift) & payload_mask) | quiet) == ((h & payload_mask) | quiet);
+    if (ok) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << half_name(t) << " NaN " << hex16(h) << " widened to " << hex32(got);
+}
+
+// fp16 to fp32 for every pattern, through every widening routine there is.
+TEST(Convert16, F16ToF32EveryPatternExact) {
+    const std::vector<uint16_t> in = all_patterns();
+    std::vector<float> out(65536);
+    cblas_shf16tos(65536, in.data(), 1, out.data(), 1);
+    for (uint32_t i = 0; i < 65536; ++i) ASSERT_TRUE(widened_ok(Half::f16, in[i], out[i])) << "cblas_shf16tos";
+    std::fill(out.begin(), out.end(), 0.0f);
+    ridge::convert_f16_to_f32__ref(65536, in.data(), out.data());
+    for (uint32_t i = 0; i < 65536; ++i) ASSERT_TRUE(widened_ok(Half::f16, in[i], out[i])) << "convert_f16_to_f32__ref";
+    if (has_avx512()) {
+        std::fill(out.begin(), out.end(), 0.0f);
+        ridge::convert_f16_to_f32__avx512(65536, in.data(), out.data());
+        for (uint32_t i = 0; i < 65536; ++i)
+            ASSERT_TRUE(widened_ok(Half::f16, in[i], out[i])) << "convert_f16_to_f32__avx512";
+    }
+}
+
+// bf16 to fp32 for every pattern: bf16 is the upper half of an fp32, so the result
+// is the pattern shifted up, exactly (subnormals and NaN payloads included).
+TEST(Convert16, Bf16ToF32EveryPatternExact) {
+    const std::vector<uint16_t> in = all_patterns();
+    std::vector<float> out(65536);
+    cblas_sbf16tos(65536, in.data(), 1, out.data(), 1);
+    for (uint32_t i = 0; i < 65536; ++i) {
+        ASSERT_TRUE(widened_ok(Half::bf16, in[i], out[i])) << "cblas_sbf16tos";
+        ASSERT_EQ(uint32_t(in[i]) << 16, bits_of(out[i])) << hex16(in[i]);
+    }
+}
+
+// f16 -> f32 -> f16 and bf16 -> f32 -> bf16 give every pattern back, except that a
+// NaN comes back as a NaN of the same sign and payload with the quiet bit set.
+TEST(Convert16, RoundTripEveryPattern) {
+    const std::vector<uint16_t> in = all_patterns();
+    std::vector<float> wide(65536);
+    std::vector<uint16_t> back(65536);
+    struct Way {
+        Half t;
+        const char* name;
+        void (*widen)(int, const uint16_t*, int, float*, int);
+        void (*narrow)(int, const float*, int, uint16_t*, int);
+    };
+    const Way ways[] = {{Half::f16, "cblas_shf16tos/cblas_shstohf16", cblas_shf16tos, cblas_shstohf16},
+                        {Half::bf16, "cblas_sbf16tos/cblas_sbstobf16", cblas_sbf16tos, cblas_sbstobf16}};
+    for (const Way& w : ways) {
+        w.widen(65536, in.data(), 1, wide.data(), 1);
+        std::fill(back.begin(), back.end(), uint16_t(0x1234));
+        w.narrow(65536, wide.data(), 1, back.data(), 1);
+        const uint16_t quiet = w.t == Half::f16 ? 0x0200 : 0x0040;
+        for (uint32_t i = 0; i < 65536; ++i) {
+            const uint16_t want = half_is_nan(w.t, in[i]) ? uint16_t(in[i] | quiet) : in[i];
+            ASSERT_EQ(hex16(want), hex16(back[i])) << w.name << " from " << hex16(in[i]);
+        }
+    }
+    // The array converters cblas_hgemm widens and narrows C with.
+    std::vector<ridge::ConvertF32ToF16> narrows = {ridge::convert_f32_to_f16__ref};
+    std::vector<ridge::ConvertF16ToF32> widens = {ridge::convert_f16_to_f32__ref};
+    if (has_avx512()) narrows.push_back(ridge::convert_f32_to_f16__avx512), widens.push_back(ridge::convert_f16_to_f32__avx512);
+    for (size_t v = 0; v < narrows.size(); ++v) {
+        widens[v](65536, in.data(), wide.data());
+        std::fill(back.begin(), back.end(), uint16_t(0x1234));
+        narrows[v](65536, wide.data(), back.data());
+        for (uint32_t i = 0; i < 65536; ++i) {
+            if (f16_is_nan(in[i])) {
+                ASSERT_TRUE(f16_is_nan(back[i]) && (back[i] & 0x8000) == (in[i] & 0x8000))
+                    << (v ? "avx512" : "ref") << " array converters: NaN " << hex16(in[i]) << " came back " << hex16(back[i]);
+            } else {
+                ASSERT_EQ(hex16(in[i]), hex16(back[i])) << (v ? "avx512" : "ref") << " array converters";
+            }
+        }
+    }
+}
+
+// fp32 values that hit every rounding case of a 16-bit format with `frac` fraction
+// bits, plus random ones (seeded): every representable value's neighbourhood
+// (midpoints between neighbours, the floats either side of them), the subnormal
+// and overflow boundaries, all fp32 classes (zeros, subnormals, Inf, NaN), and
+// random bit patterns over all exponents.
+std::vector<float> rounding_inputs(Half t, std::mt19937& rng) {
+    std::vector<float> v;
+    auto add_around = [&](float x) {
+        v.push_back(x);
+        v.push_back(std::nextafter(x, INFINITY));
+        v.push_back(std::nextafter(x, -INFINITY));
+    };
+    // Midpoints between adjacent finite 16-bit values (ties: exact in fp32), and the values themselves.
+    for (uint32_t h = 0; h < 0x7fff; ++h) {
+        const uint16_t a = uint16_t(h), b = uint16_t(h + 1);
+        if (half_is_nan(t, a) || half_is_nan(t, b) || std::isinf(half_value(t, b))) continue;  // overflow: below
+        if (h % 7 != 0 && h > 0x0420 && h < 0x7b00 && t == Half::f16) continue;  // thin out the middle binades
+        if (h % 97 != 0 && h > 0x0100 && h < 0x7f00 && t == Half::bf16) continue;
+        const double va = half_value(t, a), vb = half_value(t, b);
+        for (double s : {1.0, -1.0}) {
+            add_around(float(s * va));
+            add_around(float(s * (va + vb) / 2));
+        }
+    }
+    // Boundaries.
+    const double max16 = t == Half::f16 ? 65504.0 : std::ldexp(255.0, 120);
+    const double next_binade = t == Half::f16 ? 65536.0 : std::ldexp(1.0, 128);
+    const double min_normal = t == Half::f16 ? std::ldexp(1.0, -14) : std::ldexp(1.0, -126);
+    const double min_sub = t == Half::f16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133);
+    for (double s : {1.0, -1.0}) {
+        for (double x : {max16, (max16 + next_binade) / 2, min_normal, min_normal - min_sub / 2, min_sub, min_sub / 2,
+                         1.5 * min_sub, 0.75 * min_sub, 0.25 * min_sub, 1.0, 1.0 + std::ldexp(1.0, -11),
+                         1.0 + 3 * std::ldexp(1.0, -11), 2049.0, 2051.0, 65519.0, 65520.0, 65536.0, 1e10})
+            if (x <= FLT_MAX) add_around(float(s * x));
+        for (float x : {0.0f, FLT_MIN, FLT_MAX, FLT_TRUE_MIN, std::ldexp(1.0f, -130), INFINITY})
+            add_around(float(s) * x);
+    }
+    for (uint32_t u : {0x7fc00000u, 0x7f800001u, 0xffc00001u, 0x7fbfffffu, 0xff800100u, 0x7fffe000u, 0x7fff0000u})
+        v.push_back(float_of(u));
+    // Random: all bit patterns, and values spread over the format's exponent range.
+    std::uniform_int_distribution<uint32_t> bits;
+    for (int i = 0; i < 100000; ++i) v.push_back(float_of(bits(rng)));
+    std::uniform_real_distribution<float> mant(1.0f, 2.0f);
+    std::uniform_int_distribution<int> ex(t == Half::f16 ? -28 : -136, t == Half::f16 ? 17 : 128);
+    for (int i = 0; i < 100000; ++i) v.push_back((i & 1 ? -1.0f : 1.0f) * std::ldexp(mant(rng), ex(rng)));
+    return v;
+}
+
+// One narrowed value against round-to-nearest-even by definition: the same bits
+// for non-NaN inputs; a NaN of the same sign for NaN inputs.
+::testing::AssertionResult narrowed_ok(Half t, float x, uint16_t got) {
+    if (std::isnan(x)) {
+        if (half_is_nan(t, got) && (got >> 15) == (bits_of(x) >> 31)) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << "NaN " << hex32(x) << " narrowed to " << hex16(got);
+    }
+    const uint16_t want = round_to_half(t, double(x));
+    if (want == got) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << half_name(t) << ": " << x << " (" << hex32(x) << ") narrowed to " << hex16(got)
+                                         << " = " << half_value(t, got) << ", expected " << hex16(want) << " = "
+                                         << half_value(t, want);
+}
+
+// fp32 to fp16: round to nearest even, overflow to Inf from 65520 (the tie
+// above 65504) on, gradual underflow through the subnormals, 2^-25 a tie to 0.
+// Through cblas_shstohf16 and both array converters (cblas_hgemm's C).
+TEST(Convert16, F32ToF16RoundsToNearestEven) {
+    const uint32_t seed = test_seed() + 200;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const std::vector<float> in = rounding_inputs(Half::f16, rng);
+    const int n = int(in.size());
+    std::vector<uint16_t> out(in.size());
+    // Spot checks of the definition itself, so the reference cannot drift.
+    ASSERT_EQ(0x7c00, round_to_f16(65520.0));
+    ASSERT_EQ(0x7bff, round_to_f16(65519.99));
+    ASSERT_EQ(0x0000, round_to_f16(std::ldexp(1.0, -25)));
+    ASSERT_EQ(0x0001, round_to_f16(std::nextafter(std::ldexp(1.0, -25), 1.0)));
+    ASSERT_EQ(0x0400, round_to_f16(std::ldexp(1.0, -14) - std::ldexp(1.0, -25)));
+    ASSERT_EQ(0x3c00, round_to_f16(1.0 + std::ldexp(1.0, -11)));
+    ASSERT_EQ(0x3c02, round_to_f16(1.0 + 3 * std::ldexp(1.0, -11)));
+    cblas_shstohf16(n, in.data(), 1, out.data(), 1);
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(narrowed_ok(Half::f16, in[size_t(i)], out[size_t(i)])) << "cblas_shstohf16";
+    ridge::convert_f32_to_f16__ref(n, in.data(), out.data());
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(narrowed_ok(Half::f16, in[size_t(i)], out[size_t(i)])) << "convert_f32_to_f16__ref";
+    if (has_avx512()) {
+        std::fill(out.begin(), out.end(), uint16_t(0x1234));
+        ridge::convert_f32_to_f16__avx512(n, in.data(), out.data());
+        for (int i = 0; i < n; ++i)
+            ASSERT_TRUE(narrowed_ok(Half::f16, in[size_t(i)], out[size_t(i)])) << "convert_f32_to_f16__avx512";
+    }
+}
+
+// fp32 to bf16: round to nearest even on the 16 dropped bits, FLT_MAX and
+// everything from the tie above the largest bf16 on overflowing to Inf, fp32
+// subnormals rounding to bf16 subnormals (or to zero, ties to even).
+TEST(Convert16, F32ToBf16RoundsToNearestEven) {
+    const uint32_t seed = test_seed() + 201;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const std::vector<float> in = rounding_inputs(Half::bf16, rng);
+    const int n = int(in.size());
+    ASSERT_EQ(0x7f80, round_to_bf16(double(FLT_MAX)));
+    ASSERT_EQ(0x0000, round_to_bf16(std::ldexp(1.0, -134)));  // half the smallest subnormal: tie to 0
+    ASSERT_EQ(0x0002, round_to_bf16(3 * std::ldexp(1.0, -134)));
+    ASSERT_EQ(0x3f80, round_to_bf16(1.0 + std::ldexp(1.0, -8)));
+    ASSERT_EQ(0x3f82, round_to_bf16(1.0 + 3 * std::ldexp(1.0, -8)));
+    std::vector<uint16_t> out(in.size());
+    cblas_sbstobf16(n, in.data(), 1, out.data(), 1);
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(narrowed_ok(Half::bf16, in[size_t(i)], out[size_t(i)])) << "cblas_sbstobf16";
+}
+
+// BLAS increments on all four conversions: element i of a vector with inc > 0 is
+// x[i*inc]; with inc < 0 the vector runs from the far end, x[(n-1-i)*|inc|].
+// Only those elements are written; n <= 0 writes nothing.
+TEST(Convert16, IncrementsIncludingNegative) {
+    const uint32_t seed = test_seed() + 202;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const int incs_in[] = {1, 2, 3, -1, -2, -3};
+    const int incs_out[] = {1, 2, -1, -3};
+    constexpr int kGuard = 5;
+    auto pos = [](int i, int n, int inc) { return inc > 0 ? i * inc : (n - 1 - i) * -inc; };
+    for (int n : {7, 1, 0, -2})
+        for (int ii : incs_in)
+            for (int io : incs_out) {
+                SCOPED_TRACE("n=" + std::to_string(n) + " incin=" + std::to_string(ii) + " incout=" + std::to_string(io));
+                const int len_in = std::max(n, 1) * std::abs(ii), len_out = std::max(n, 1) * std::abs(io);
+                // Narrowing (float in, 16-bit out).
+                std::vector<float> fin(static_cast<size_t>(len_in));
+                std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+                for (float& x : fin) x = d(rng);
+                for (int way = 0; way < 2; ++way) {
+                    std::vector<uint16_t> hout(size_t(len_out + 2 * kGuard), kHalfSentinel);
+                    if (way == 0) cblas_shstohf16(n, fin.data(), ii, hout.data() + kGuard, io);
+                    else cblas_sbstobf16(n, fin.data(), ii, hout.data() + kGuard, io);
+                    const Half t = way == 0 ? Half::f16 : Half::bf16;
+                    std::vector<uint16_t> want(hout.size(), kHalfSentinel);
+                    for (int i = 0; i < n; ++i)
+                        want[size_t(kGuard + pos(i, n, io))] = round_to_half(t, double(fin[size_t(pos(i, n, ii))]));
+                    for (size_t q = 0; q < want.size(); ++q)
+                        ASSERT_EQ(hex16(want[q]), hex16(hout[q])) << (way ? "cblas_sbstobf16" : "cblas_shstohf16") << " at " << int(q) - kGuard;
+                }
+                // Widening (16-bit in, float out).
+                for (int way = 0; way < 2; ++way) {
+                    const Half t = way == 0 ? Half::f16 : Half::bf16;
+                    std::vector<uint16_t> hin(static_cast<size_t>(len_in));
+                    for (uint16_t& h : hin) h = random_half(t, rng, -100.0f, 100.0f);
+                    std::vector<float> fout(size_t(len_out + 2 * kGuard), sentinel());
+                    if (way == 0) cblas_shf16tos(n, hin.data(), ii, fout.data() + kGuard, io);
+                    else cblas_sbf16tos(n, hin.data(), ii, fout.data() + kGuard, io);
+                    std::vector<float> want(fout.size(), sentinel());
+                    for (int i = 0; i < n; ++i)
+                        want[size_t(kGuard + pos(i, n, io))] = float(half_value(t, hin[size_t(pos(i, n, ii))]));
+                    for (size_t q = 0; q < want.size(); ++q)
+                        ASSERT_EQ(hex32(want[q]), hex32(fout[q])) << (way ? "cblas_sbf16tos" : "cblas_shf16tos") << " at " << int(q) - kGuard;
+                }
+            }
+}
+
+// ============================ Packers ============================
+
+// A 64-byte aligned destination with 256 bytes of sentinel before it and plenty
+// after, so writes outside the documented extent show.
+class GuardedDst {
+public:
+    explicit GuardedDst(size_t bytes) : size_(bytes + 2 * kGuardBytes) {
+        base_ = static_cast<unsigned char*>(std::aligned_alloc(64, (size_ + 63) / 64 * 64));
+        std::memset(base_, 0xa5, size_);
+    }
+    ~GuardedDst() { std::free(base_); }
+    GuardedDst(const GuardedDst&) = delete;
+    GuardedDst& operator=(const GuardedDst&) = delete;
+    void* data() { return base_ + kGuardBytes; }
+    // Bytes [0, written) may change; nothing before 0 or from `written` on did.
+    ::testing::AssertionResult untouched_outside(size_t written) const {
+        for (size_t i = 0; i < size_; ++i) {
+            if (i >= kGuardBytes && i < kGuardBytes + written) continue;
+            if (base_[i] != 0xa5)
+                return ::testing::AssertionFailure()
+                       << "byte " << (long(i) - long(kGuardBytes)) << " of the destination written (extent " << written << ")";
+        }
+        return ::testing::AssertionSuccess();
+    }
+
+private:
+    static constexpr size_t kGuardBytes = 256;
+    size_t size_;
+    unsigned char* base_;
+};
+
+// The source of one panel of `rows` x kc 16-bit elements, in the smallest storage
+// the PackPanel contract allows, ending at an inaccessible page.
+struct PanelSource {
+    bool rows_contiguous;
+    int64_t rows, kc, ld;
+    FencedArray<uint16_t> mem;
+    static size_t storage(bool rc, int64_t rows, int64_t kc, int64_t ld) {
+        if (rows == 0 || kc == 0) return 0;
+        return size_t(rc ? (kc - 1) * ld + rows : (rows - 1) * ld + kc);
+    }
+    PanelSource(bool rc, int64_t r, int64_t k, int64_t l, std::mt19937& rng,
+                const std::function<uint16_t(std::mt19937&)>& gen)
+        : rows_contiguous(rc), rows(r), kc(k), ld(l), mem(storage(rc, r, k, l)) {
+        const size_t n = storage(rc, r, k, l);
+        for (size_t q = 0; q < n; ++q) mem.data()[q] = gen(rng);
+    }
+    uint16_t at(int64_t i, int64_t p) {  // X(i, p)
+        return mem.data()[rows_contiguous ? i + p * ld : p + i * ld];
+    }
+};
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+struct PackShape {
+    bool rows_contiguous;
+    int64_t width, rows, kc, ld_pad;
+    std::string describe() const {
+        return std::string(rows_contiguous ? "rows contiguous" : "rows strided") + " width=" + std::to_string(width) +
+               " rows=" + std::to_string(rows) + " kc=" + std::to_string(kc) + " ld_pad=" + std::to_string(ld_pad);
+    }
+};
+
+// Every combination worth packing: widths of every kernel (and others the
+// contract allows), rows from none to full, kc around the vector widths (16),
+// the pair (2) and AMX chunk (32) multiples, with and without ld padding.
+std::vector<PackShape> pack_shapes(const std::vector<int64_t>& widths) {
+    std::vector<PackShape> shapes;
+    for (bool rc : {true, false})
+        for (int64_t w : widths)
+            for (int64_t rows : {int64_t(0), int64_t(1), w / 2 + 1, w - 1, w})
+                for (int64_t kc : {1, 2, 3, 4, 15, 16, 17, 31, 32, 33, 34, 47, 63, 64, 65, 97})
+                    for (int64_t pad : {0, 3}) {
+                        if (rows < 0 || rows > w) continue;
+                        shapes.push_back({rc, w, rows, kc, pad});
+                    }
+    return shapes;
+}
+
+uint16_t any_bits(std::mt19937& rng) { return uint16_t(rng()); }
+
+// Packers of 16-bit elements into 16-bit elements: the K-pair packers (for
+// vdpbf16ps, and AMX's op(A) with whole 32-step chunks) and AMX's K-chunk packer.
+// `index(p, i, width)` is the element of X(i, p) in dst, `depth(kc)` the k steps the
+// packer writes (the rest of the panel's allocation is untouched).
+struct HalfPacker {
+    const char* name;
+    ridge::PackPanel fn;
+    int64_t (*index)(int64_t p, int64_t i, int64_t width);
+    int64_t (*depth)(int64_t kc);
+    std::vector<int64_t> widths;
+};
+int64_t pair_index(int64_t p, int64_t i, int64_t width) { return (p / 2) * 2 * width + 2 * i + p % 2; }
+int64_t chunk_index(int64_t p, int64_t i, int64_t width) { return (p / 32) * 32 * width + i * 32 + p % 32; }
+int64_t depth_pairs(int64_t kc) { return round_up(kc, 2); }
+int64_t depth_chunks(int64_t kc) { return round_up(kc, 32); }
+
+// Each packer's layout, element by element: X(i, p) bit for bit for i < rows and
+// p < kc; zero for rows <= i < width and for the padding k steps up to the
+// packer's depth (the missing half of an odd kc's last pair; the rest of the last
+// 32-step chunk for AMX); nothing written beyond width * depth elements.
+TEST(Pack16, HalfPackersExactLayout) {
+    if (!has_avx512()) GTEST_SKIP() << "the 16-bit packers need AVX-512";
+    const uint32_t seed = test_seed() + 210;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const HalfPacker packers[] = {
+        {"pack_panel_bf16_pairs__avx512", ridge::pack_panel_bf16_pairs__avx512, pair_index, depth_pairs, {32, 12, 16, 8, 20}},
+        {"pack_panel_bf16_pairs32__avx512", ridge::pack_panel_bf16_pairs32__avx512, pair_index, depth_chunks, {32, 12, 16}},
+        {"pack_panel_bf16_kchunks__avx512", ridge::pack_panel_bf16_kchunks__avx512, chunk_index, depth_chunks, {32, 12, 16}},
+    };
+    for (const HalfPacker& pk : packers)
+        for (const PackShape& s : pack_shapes(pk.widths)) {
+            SCOPED_TRACE(std::string(pk.name) + " " + s.describe());
+            const int64_t ld = (s.rows_contiguous ? s.rows : s.kc) + s.ld_pad;
+            PanelSource src(s.rows_contiguous, s.rows, s.kc, std::max<int64_t>(ld, 1), rng, any_bits);
+            const int64_t depth = pk.depth(s.kc);
+            const size_t extent = size_t(s.width * depth);
+            // Room for the panel as the driver lays it out (depth rounded to 32), and more.
+            GuardedDst dst(size_t(s.width * round_up(s.kc, 32) * 2 + 512));
+            pk.fn(src.mem.data(), src.ld, s.rows_contiguous, s.rows, s.kc, s.width, dst.data());
+            ASSERT_TRUE(dst.untouched_outside(extent * 2));
+            const auto* d = static_cast<const uint16_t*>(dst.data());
+            std::vector<bool> seen(extent, false);
+            for (int64_t p = 0; p < depth; ++p)
+                for (int64_t i = 0; i < s.width; ++i) {
+                    const int64_t at = pk.index(p, i, s.width);
+                    ASSERT_LT(at, int64_t(extent));
+                    seen[size_t(at)] = true;
+                    const uint16_t want = (i < s.rows && p < s.kc) ? src.at(i, p) : uint16_t(0);
+                    ASSERT_EQ(hex16(want), hex16(d[at])) << "X(" << i << "," << p << ") at element " << at;
+                }
+            // The layout covers its extent exactly once (it is a permutation).
+            for (size_t q = 0; q < extent; ++q) ASSERT_TRUE(seen[q]) << "element " << q << " of the extent is no X(i, p)";
+        }
+}
+
+// The AVX-512 converting packers against the portable ones: the same fp32 panel,
+// bit for bit, for every layout, width, rows and kc, from random bit patterns
+// (normals, subnormals, Inf, NaN alike), except that a NaN may differ in its
+// quiet bit (vcvtph2ps quiets signalling NaNs); and both against the format's
+// definition (dst[p*width + i] = X(i, p) widened exactly, zero past rows;
+// nothing written past width * kc floats).
+TEST(Pack16, ConvertingPackersMatchPortableOnes) {
+    if (!has_avx512()) GTEST_SKIP() << "the AVX-512 packers need AVX-512";
+    const uint32_t seed = test_seed() + 211;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    struct Pair {
+        Half t;
+        const char* name;
+        ridge::PackPanel avx512, ref;
+    };
+    const Pair pairs[] = {
+        {Half::f16, "f16_to_f32", ridge::pack_panel_f16_to_f32__avx512, ridge::pack_panel_f16_to_f32__ref},
+        {Half::bf16, "bf16_to_f32", ridge::pack_panel_bf16_to_f32__avx512, ridge::pack_panel_bf16_to_f32__ref},
+    };
+    for (const Pair& pr : pairs)
+        for (const PackShape& s : pack_shapes({32, 12, 16, 6, 4, 8})) {
+            SCOPED_TRACE(std::string("pack_panel_") + pr.name + " " + s.describe());
+            const int64_t ld = std::max<int64_t>((s.rows_contiguous ? s.rows : s.kc) + s.ld_pad, 1);
+            PanelSource src(s.rows_contiguous, s.rows, s.kc, ld, rng, any_bits);
+            const size_t extent = size_t(s.width * s.kc) * sizeof(float);
+            GuardedDst d_avx(extent + 512), d_ref(extent + 512);
+            pr.avx512(src.mem.data(), ld, s.rows_contiguous, s.rows, s.kc, s.width, d_avx.data());
+            pr.ref(src.mem.data(), ld, s.rows_contiguous, s.rows, s.kc, s.width, d_ref.data());
+            ASSERT_TRUE(d_avx.untouched_outside(extent)) << "avx512";
+            ASSERT_TRUE(d_ref.untouched_outside(extent)) << "ref";
+            const auto* fa = static_cast<const float*>(d_avx.data());
+            const auto* fr = static_cast<const float*>(d_ref.data());
+            for (int64_t p = 0; p < s.kc; ++p)
+                for (int64_t i = 0; i < s.width; ++i) {
+                    const int64_t at = p * s.width + i;
+                    if (i >= s.rows) {
+                        ASSERT_EQ(0u, bits_of(fa[at])) << "avx512: row " << i << " beyond rows not +0";
+                        ASSERT_EQ(0u, bits_of(fr[at])) << "ref: row " << i << " beyond rows not +0";
+                        continue;
+                    }
+                    const uint16_t x = src.at(i, p);
+                    ASSERT_TRUE(widened_ok(pr.t, x, fa[at])) << "avx512 at X(" << i << "," << p << ")";
+                    ASSERT_TRUE(widened_ok(pr.t, x, fr[at])) << "ref at X(" << i << "," << p << ")";
+                    if (!half_is_nan(pr.t, x))
+                        ASSERT_EQ(hex32(fr[at]), hex32(fa[at])) << "X(" << i << "," << p << ") = " << hex16(x);
+                }
+        }
+}
+
+// ============================ The driver, every 16-bit kernel ============================
+
+// The registered kernels for 16-bit inputs that this CPU runs.
+std::vector<const ridge::GemmKernel*> kernels16() {
+    std::vector<const ridge::GemmKernel*> out;
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
+        if (k.input != ridge::Dtype::f32 && ridge::cpu_supports(k.isa)) out.push_back(&k);
+    return out;
+}
+Half half_of(const ridge::GemmKernel& k) { return k.input == ridge::Dtype::f16 ? Half::f16 : Half::bf16; }
+// The kernels on bf16 dot-product instructions (vdpbf16ps, tdpbf16ps).
+bool bf16_instructions(const ridge::GemmKernel& k) {
+    return k.input == ridge::Dtype::bf16 && (k.isa == ridge::Isa::avx512bf16 || k.isa == ridge::Isa::amx);
+}
+std::string kernel_note(const ridge::GemmKernel& k, const ridge::BlockingParams& bp) {
+    return std::string(k.name) + " [" + k.pack_name + "] " + ridge::dtype_name(k.input) + " MR=" + std::to_string(k.MR) +
+           " NR=" + std::to_string(k.NR) + " k_group=" + std::to_string(k.k_group) + " KC=" + std::to_string(bp.KC) +
+           " MC=" + std::to_string(bp.MC) + " NC=" + std::to_string(bp.NC);
+}
+// The KC the driver blocks k by under `bp`: a whole number of k groups, at least one.
+int64_t effective_kc(const ridge::GemmKernel& k, const ridge::BlockingParams& bp) {
+    return std::max<int64_t>(k.k_group, bp.KC / k.k_group * k.k_group);
+}
+
+ridge::GemmPlan model_plan(const ridge::GemmKernel& k) {
+    ridge::GemmPlan plan;
+    plan.kernel = &k;
+    plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), k.MR, k.NR, k.packed_bytes, k.min_KC);
+    plan.threads = 1;
+    return plan;
+}
+// Blocks of a few tiles, so every loop around the kernel runs several times.
+ridge::GemmPlan tiny_plan(const ridge::GemmKernel& k, int64_t kc) {
+    ridge::GemmPlan plan;
+    plan.kernel = &k;
+    plan.blocking = {k.MR, k.NR, kc, 2 * k.MR, 2 * k.NR};
+    plan.threads = 1;
+    return plan;
+}
+
+// One column-major problem through ridge::gemm with `plan`, 16-bit A and B of the
+// kernel's input type (random in [-1, 1]; NaN when they must not be read), fp32 C
+// (NaN when beta == 0); checked against the double reference with sgemm's bound,
+// C's padding and guards, and A and B unwritten. `c_out`, when given, gets C;
+// with `check_values` false the values are left to the caller (who compares them
+// bitwise with a run that was checked).
+::testing::AssertionResult run_driver16(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng,
+                                        std::vector<float>* c_out = nullptr, bool check_values = true) {
+    const Half t = half_of(*plan.kernel);
+    GuardedHalf a(call.a_extent(), call.lda()), b(call.b_extent(), call.ldb());
+    Guarded c(call.c_extent(), call.ldc());
+    a.fill([&] { return random_half(t, rng); });
+    b.fill([&] { return random_half(t, rng); });
+    c.fill_random(rng);
+    if (call.alpha == 0.0f || call.k == 0) a.fill_value(kHalfNaN), b.fill_value(kHalfNaN);
+    if (call.beta == 0.0f) c.fill(quiet_nan());
+    const auto expect = check_values ? expected_c16(call, t, a.data(), b.data(), [&](int64_t at) { return double(c.data()[at]); })
+                                     : std::vector<double>();
+    ridge::GemmArgs g;
+    g.input = plan.kernel->input;
+    g.trans_a = call.ta, g.trans_b = call.tb;
+    g.m = call.m, g.n = call.n, g.k = call.k;
+    g.alpha = call.alpha, g.beta = call.beta;
+    g.a = a.data(), g.lda = call.lda(), g.b = b.data(), g.ldb = call.ldb();
+    g.c = c.data(), g.ldc = call.ldc();
+    const ridge_status st = ridge::gemm(g, plan);
+    if (st != RIDGE_SUCCESS) return ::testing::AssertionFailure() << call.describe() << ": status " << st;
+    if (auto r = a.untouched(); !r) return ::testing::AssertionFailure() << call.describe() << ": A " << r.message();
+    if (auto r = b.untouched(); !r) return ::testing::AssertionFailure() << call.describe() << ": B " << r.message();
+    if (auto r = c.untouched_outside(); !r) return ::testing::AssertionFailure() << call.describe() << ": C " << r.message();
+    if (c_out != nullptr) c_out->assign(c.data(), c.data() + call.ldc() * call.n);
+    if (!check_values) return ::testing::AssertionSuccess();
+    return values_match16(call, c.data(), nullptr, expect, bound_for(call), call.alpha == 0.0f || call.k == 0);
+}
+
+constexpr float kScalars[][2] = {{1.0f, 0.0f}, {-1.25f, 0.75f}, {1.0f, 1.0f}, {0.5f, -2.0f}};
+
+// Under the blocking the library would use: single tiles, edge tiles, k of 1, 2 and
+// 3, one below, at and one above the effective KC, and several KC blocks.
+TEST(Driver16, ModelBlockingEveryKernel) {
+    const uint32_t seed = test_seed() + 220;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int serial = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        const ridge::GemmPlan plan = model_plan(*ker);
+        const int64_t MR = ker->MR, NR = ker->NR, KC = effective_kc(*ker, plan.blocking);
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        const int64_t shapes[][3] = {{MR, NR, 1},         {1, 1, 1},          {MR - 1, NR - 1, 2},  {MR + 1, NR + 1, 3},
+                                     {MR, NR, KC - 1},    {MR - 1, NR, KC},   {MR, NR - 1, KC + 1}, {2 * MR + 1, NR + 2, 2 * KC + 7},
+                                     {5, 2 * NR + 1, 2 * KC}};
+        for (const auto& s : shapes)
+            for (int t = 0; t < 4; ++t) {
+                Call c;
+                c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2;
+                c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                c.lda_pad = serial % 3, c.ldc_pad = 1;
+                ++serial;
+                ASSERT_TRUE(run_driver16(c, plan, rng));
+            }
+    }
+}
+
+// Tiny blockings with odd KC (1, 3, 5, 7, 33) and even ones: the driver rounds KC to
+// the kernel's k group (K-pairs of 2 for vdpbf16ps, chunks of 32 for AMX) and must
+// stay right; MC and NC of two tiles make every loop run several times.
+TEST(Driver16, TinyOddBlockingsEveryKernel) {
+    const uint32_t seed = test_seed() + 221;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int serial = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        std::set<int64_t> done;  // plans whose KC rounds to the same effective KC run once
+        for (int64_t kc : {1, 2, 3, 5, 7, 16, 33}) {
+            const ridge::GemmPlan plan = tiny_plan(*ker, kc);
+            const int64_t eff = effective_kc(*ker, plan.blocking);
+            if (!done.insert(eff).second) continue;
+            SCOPED_TRACE(kernel_note(*ker, plan.blocking) + " effective KC=" + std::to_string(eff));
+            for (int64_t k : {int64_t(1), int64_t(2), int64_t(3), eff, eff + 1, 2 * eff + 1, 3 * eff + 2, int64_t(37)})
+                for (int t = 0; t < 4; t += 3 - (serial % 2) * 2) {  // NN and TT, or all four, alternately
+                    Call c;
+                    c.m = 3 * ker->MR + 5, c.n = 3 * ker->NR + 2, c.k = k, c.ta = t & 1, c.tb = t & 2;
+                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                    c.ldb_pad = serial % 2;
+                    ++serial;
+                    ASSERT_TRUE(run_driver16(c, plan, rng));
+                }
+        }
+    }
+}
+
+// What the driver hands the kernel: every KC block but the last exactly the effective
+// KC (a whole number of k groups, so no K-pair or AMX chunk straddles two blocks,
+// however odd the plan's KC), the last the remainder. A spy stands in for the
+// kernel, records kc and forwards to the real one (results still checked).
+struct SpyLog {
+    const ridge::GemmKernel* real = nullptr;
+    std::vector<int64_t> kcs;
+};
+SpyLog g_spy;  // threads = 1 only
+void spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
+    g_spy.kcs.push_back(kc);
+    g_spy.real->ukr(kc, alpha, a, b, beta, c, ldc);
+}
+
+TEST(Driver16, KcBlocksAreWholeKGroups) {
+    const uint32_t seed = test_seed() + 222;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel* ker : kernels16())
+        for (int64_t KC : {1, 3, 7, 33, 45}) {
+            ridge::GemmKernel spy = *ker;  // hooks (AMX tile configuration) included
+            spy.ukr = &spy_ukr;
+            ridge::GemmPlan plan = tiny_plan(*ker, KC);
+            plan.kernel = &spy;
+            const int64_t eff = effective_kc(*ker, plan.blocking);
+            SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+            ASSERT_EQ(0, eff % ker->k_group);
+            ASSERT_GE(eff, ker->k_group);
+            for (int64_t r : {0, 1, 2, 3}) {
+                Call c;
+                c.m = ker->MR + 1, c.n = ker->NR + 1, c.k = 3 * eff + r;
+                g_spy = SpyLog{};
+                g_spy.real = ker;
+                ASSERT_TRUE(run_driver16(c, plan, rng));
+                // Tiles per KC block: 2 x 2 (one full, three edge), blocks in k order:
+                // whole blocks of eff, then what is left.
+                std::vector<int64_t> want;
+                for (int64_t pc = 0; pc < c.k; pc += eff)
+                    for (int tile = 0; tile < 4; ++tile) want.push_back(std::min(eff, c.k - pc));
+                ASSERT_EQ(want, g_spy.kcs) << "k=" << c.k << ", plan KC=" << KC;
+                for (size_t q = 0; q + 4 < g_spy.kcs.size(); ++q)
+                    ASSERT_EQ(0, g_spy.kcs[q] % ker->k_group) << "a block before the last is not whole k groups";
+            }
+        }
+}
+
+// Two threads give bit-identical C to one thread, for every 16-bit kernel, with
+// the model's blocking and a tiny one, on shapes where the team splits rows of A
+// (m >= 4 MR) and where it splits the NR panels (m < 4 MR).
+TEST(Driver16, TwoThreadsBitIdenticalEveryKernel) {
+    const uint32_t seed = test_seed() + 223;
+    SCOPED_TRACE(seed_note(seed));
+    for (const ridge::GemmKernel* ker : kernels16())
+        for (int tiny = 0; tiny < 2; ++tiny) {
+            ridge::GemmPlan one = tiny ? tiny_plan(*ker, 7) : model_plan(*ker);
+            ridge::GemmPlan two = one;
+            two.threads = 2;
+            SCOPED_TRACE(kernel_note(*ker, one.blocking));
+            const int64_t eff = effective_kc(*ker, one.blocking);
+            // Several KC blocks under the tiny plan; one block and a remainder under the model's
+            // (its KC is up to 1024: the reference's cost grows with k).
+            const int64_t k = tiny ? 2 * eff + 3 : eff + 5;
+            const int64_t shapes[][3] = {{4 * ker->MR + 3, 3 * ker->NR + 1, k}, {ker->MR + 3, 5 * ker->NR + 2, k}};
+            for (int shape = 0; shape < 2; ++shape)
+                for (int t = shape; t < 4; t += 2) {  // NN and TN on one shape, NT and TT on the other
+                    const auto& s = shapes[shape];
+                    Call c;
+                    c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2, c.alpha = 1.5f, c.beta = t == 3 ? 0.0f : 0.5f;
+                    std::vector<float> c1, c2;
+                    std::mt19937 rng1(seed + uint32_t(t)), rng2(seed + uint32_t(t));  // same operands twice
+                    ASSERT_TRUE(run_driver16(c, one, rng1, &c1));
+                    ASSERT_TRUE(run_driver16(c, two, rng2, &c2, /*check_values=*/false));
+                    for (int64_t j = 0; j < c.n; ++j)
+                        for (int64_t i = 0; i < c.m; ++i)
+                            ASSERT_EQ(hex32(c1[size_t(i + j * c.ldc())]), hex32(c2[size_t(i + j * c.ldc())]))
+                                << c.describe() << " C(" << i << "," << j << ")";
+                }
+        }
+}
+
+// Subnormals per kernel, exactly: fp16 subnormal inputs (man * 2^-24) are honoured
+// by every fp16 kernel; bf16 subnormal inputs (man * 2^-133) and subnormal fp32
+// results are honoured by the converting bf16 kernels and flushed to zero by the
+// kernels on bf16 dot-product instructions (vdpbf16ps, AMX tdpbf16ps).
+TEST(Driver16, SubnormalsPerKernel) {
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        const ridge::GemmPlan plan = model_plan(*ker);
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        const Half t = half_of(*ker);
+        const bool flush = bf16_instructions(*ker);
+        // m x 1 x k: A(i, p) = +-(i + p + 1) subnormal quanta, B(p) = 2^s with the
+        // product a normal fp32: s = 10 for fp16 (quanta 2^-24), 100 for bf16 (2^-133).
+        const int64_t m = ker->MR + 3, k = 5;
+        const double quantum = t == Half::f16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133);
+        const double scale = t == Half::f16 ? 1024.0 : std::ldexp(1.0, 100);
+        std::vector<uint16_t> a(size_t(m * k)), b(size_t(k), round_to_half(t, scale));
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t p = 0; p < k; ++p) a[size_t(i + p * m)] = uint16_t(((p & 1) ? 0x8000 : 0) | uint16_t(i + p + 1));
+        std::vector<float> c(size_t(m), quiet_nan());
+        ridge::GemmArgs g;
+        g.input = ker->input, g.m = m, g.n = 1, g.k = k, g.alpha = 1.0f, g.beta = 0.0f;
+        g.a = a.data(), g.lda = m, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = m;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+        for (int64_t i = 0; i < m; ++i) {
+            double exact = 0.0;
+            for (int64_t p = 0; p < k; ++p) exact += ((p & 1) ? -1.0 : 1.0) * double(i + p + 1) * quantum * scale;
+            ASSERT_EQ(flush ? 0.0 : exact, double(c[size_t(i)])) << "subnormal inputs, C(" << i << ")";
+        }
+        if (t == Half::f16) continue;
+        // Subnormal results: 2^-70 * 2^-70 twice = 2^-139.
+        const uint16_t tiny = round_to_bf16(std::ldexp(1.0, -70));
+        std::vector<uint16_t> a2(size_t(m * 2), tiny), b2(2, tiny);
+        g.k = 2, g.a = a2.data(), g.b = b2.data(), g.ldb = 2;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+        for (int64_t i = 0; i < m; ++i)
+            ASSERT_EQ(flush ? 0.0 : std::ldexp(1.0, -139), double(c[size_t(i)])) << "subnormal result, C(" << i << ")";
+    }
+}
+
+// The registry's 16-bit rows agree with what the driver and packers assume: a
+// kernel on packed bf16 (2 bytes) groups k (pairs or chunks), the converting ones
+// pack fp32 (4 bytes) one k step at a time; every input type has a kernel that
+// runs anywhere (ref), and the name the registry gives is the kernel's own.
+TEST(Driver16, RegistryRowsFor16BitInputs) {
+    for (ridge::Dtype d : {ridge::Dtype::f16, ridge::Dtype::bf16}) {
+        const ridge::GemmKernel* any = ridge::find_gemm_kernel(d, ridge::Isa::ref);
+        ASSERT_NE(nullptr, any);
+        EXPECT_EQ(ridge::Isa::ref, any->isa);
+    }
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
+        if (k.input == ridge::Dtype::f32) continue;
+        SCOPED_TRACE(k.name);
+        if (k.packed_bytes == 2) {
+            EXPECT_TRUE(bf16_instructions(k));
+            EXPECT_GE(k.k_group, 2);
+            EXPECT_EQ(0, ridge::kPanelDepthAlign % k.k_group) << "a packed panel's depth must be whole k groups";
+        } else {
+            EXPECT_EQ(4, k.packed_bytes);
+            EXPECT_EQ(1, k.k_group);
+            EXPECT_EQ(std::string::npos, std::string(k.name).find("bf16_gemm"));
+        }
+        EXPECT_LE(k.MR * k.NR, 32 * 32) << "the driver's edge tile holds 32 x 32 floats";
+    }
+}
+
+}  // namespace
