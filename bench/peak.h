@@ -15,7 +15,11 @@ bool has_avx512_bf16();
 // Median GFLOP/s of a few short runs of the given ISA's FMA loop on this thread.
 double measured_fp32_peak_gflops(const std::string& isa);
 
-// Median read bandwidth (GB/s) of one thread summing a buffer of `bytes`.
+// Reads `count` floats with zmm loads; returns the bytes read.
+double read_bytes_avx512(const float* data, int64_t count);
+
+// Median read bandwidth (GB/s) of one thread streaming a buffer of `bytes`
+// (the working set decides which level of the memory it measures).
 double measured_read_gbps(int64_t bytes);
 
 }  // namespace ridge_bench

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -91,9 +92,15 @@ std::vector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
 
 // Every library gets the same thread count before each benchmark: some read
 // OpenMP's setting, which another library's benchmark may have changed.
-// Read bandwidth of DRAM, measured once per run, for the roofline bound of
-// shapes whose operands come from memory (the decode shapes).
-double g_dram_gbps = 0.0;
+// Read bandwidth at a working set of `bytes`, measured once per size per run:
+// the roofline bound of a shape uses the bandwidth of the level its largest
+// operand lives in, found by streaming a buffer of that operand's size.
+double read_gbps_at(int64_t bytes) {
+    static std::map<int64_t, double> measured;
+    auto it = measured.find(bytes);
+    if (it == measured.end()) it = measured.emplace(bytes, measured_read_gbps(bytes)).first;
+    return it->second;
+}
 
 void set_all_threads(int threads) {
     omp_set_num_threads(threads);
@@ -118,7 +125,10 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     const double p = input_bytes(s.input);
     const double ideal_bytes = p * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n;
     const double intensity = flops / ideal_bytes;
-    const double bound = std::min(peak_gflops_1t * s.threads, intensity * g_dram_gbps) * 1e9;
+    const int64_t largest = int64_t(std::max({p * s.m * s.k, p * s.k * s.n, 4.0 * s.m * s.n}));
+    const double gbps = read_gbps_at(std::max<int64_t>(largest, 1 << 20));
+    const double bound = std::min(peak_gflops_1t * s.threads, intensity * gbps) * 1e9;
+    state.counters["bw_GBps"] = gbps;
     state.counters["I_ideal"] = intensity;
     state.counters["bound_FLOPS"] = bound;
     state.counters["pct_bound"] =
@@ -194,8 +204,8 @@ int main(int argc, char** argv) {
     }
 
     const double peak512 = measured_fp32_peak_gflops("avx512");
-    g_dram_gbps = measured_read_gbps(256 << 20);
-    benchmark::AddCustomContext("dram_read_gbps_1t", std::to_string(g_dram_gbps));
+    benchmark::AddCustomContext("read_gbps_1t_256MiB", std::to_string(read_gbps_at(256 << 20)));
+    benchmark::AddCustomContext("read_gbps_1t_64MiB", std::to_string(read_gbps_at(64 << 20)));
     const double peak256 = measured_fp32_peak_gflops("avx2");
     benchmark::AddCustomContext("peak_fp32_avx512_gflops_1t", std::to_string(peak512));
     benchmark::AddCustomContext("peak_fp32_avx2_gflops_1t", std::to_string(peak256));

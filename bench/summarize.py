@@ -26,7 +26,7 @@ def main(path):
         rows.setdefault(key, {})[lib] = (value, b.get("pct_bound", b.get("pct_peak")))
         if lib not in libs:
             libs.append(lib)
-    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "dram_read_gbps_1t", "lib_openblas", "lib_blis",
+    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas", "lib_blis",
               "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")

@@ -28,6 +28,7 @@ ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
         return RIDGE_SUCCESS;
     }
     if (plan.small_path) return gemm_small_f32(g, *plan.kernel);
+    if (plan.skinny_path) return gemm_skinny_n_f32(g, *plan.kernel, plan.threads);
     return gemm_blocked(g, plan);
 }
 

@@ -30,7 +30,8 @@ struct GemmPlan {
     const GemmKernel* kernel = nullptr;
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
-    bool small_path = false;  // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
+    bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
+    bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
 };
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
@@ -38,6 +39,9 @@ ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed).
 ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel);
+
+// Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp).
+ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
 ridge_status gemm_blocked(const GemmArgs& args, const GemmPlan& plan);
