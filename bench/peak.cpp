@@ -45,4 +45,5 @@ namespace ridge_bench {
 // already knows whether the CPU has it; the bench reuses both.
 bool has_avx512_bf16() { return ridge::cpu_supports(ridge::Isa::avx512bf16); }
 double dpbf16_flops_avx512bf16(int64_t iterations) { return ridge::probe_dpbf16__avx512bf16(iterations); }
+double fma_flops_avx512(int64_t iterations) { return ridge::probe_fma_f32__avx512(iterations); }
 }  // namespace ridge_bench

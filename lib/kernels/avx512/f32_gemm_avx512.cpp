@@ -9,6 +9,7 @@
 // well within two load ports. (BLIS's skx sgemm kernel uses the same shape.)
 #include <immintrin.h>
 
+#include "kernels/avx512/store_tile_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -53,22 +54,7 @@ void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_packed, c
         b += kNR;
     }
 
-    const __m512 valpha = _mm512_set1_ps(alpha);
-    if (beta == 0.0f) {  // C is not read: a NaN in C must not survive
-#pragma GCC unroll 12
-        for (int j = 0; j < kNR; ++j) {
-            _mm512_storeu_ps(c + j * ldc, _mm512_mul_ps(valpha, lo[j]));
-            _mm512_storeu_ps(c + j * ldc + 16, _mm512_mul_ps(valpha, hi[j]));
-        }
-    } else {
-        const __m512 vbeta = _mm512_set1_ps(beta);
-#pragma GCC unroll 12
-        for (int j = 0; j < kNR; ++j) {
-            float* cj = c + j * ldc;
-            _mm512_storeu_ps(cj, _mm512_fmadd_ps(valpha, lo[j], _mm512_mul_ps(vbeta, _mm512_loadu_ps(cj))));
-            _mm512_storeu_ps(cj + 16, _mm512_fmadd_ps(valpha, hi[j], _mm512_mul_ps(vbeta, _mm512_loadu_ps(cj + 16))));
-        }
-    }
+    store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 
 }  // namespace ridge
