@@ -7,16 +7,38 @@
 namespace ridge {
 namespace {
 
-// Untransposed A is packed kChunkA k steps at a time across all its panels,
-// not panel by panel over all of kc: a panel by itself reads MR rows of kc
-// columns that lie ld apart (one page each for large ld), which the hardware
-// prefetchers cannot follow; chunk by chunk, every column of the block is read
-// as one sequential run. Transposed, each row is contiguous along k, and whole
-// panels (a few long sequential runs) are the prefetch-friendly order.
-// 32 is a whole number of K-pairs and of 64-byte packed rows for every kernel.
-constexpr int64_t kChunkA = 32;
+// When each k step of a panel is a contiguous run of its rows (A untransposed,
+// B transposed), the panels are packed kChunk k steps at a time across all of
+// them, not one panel over all of kc: a panel by itself reads kc runs that lie
+// ld apart (one page each for large ld), which the hardware prefetchers cannot
+// follow; chunk by chunk, each run of the block is read as one sequential
+// sweep. When each row is contiguous along k, whole panels (a few long
+// sequential runs) are already the prefetch-friendly order.
+// 32 is a whole number of K-pairs, of AMX chunks, and of 64-byte packed rows.
+constexpr int64_t kChunk = 32;
 
 char* at(void* base, int64_t bytes) { return static_cast<char*>(base) + bytes; }
+
+// Panels [first, last) of `width` rows of X (rows_total of them, kc deep),
+// X(i, p) read through view x at (row0 + i, p) of op(X) for A, or transposed for B.
+void pack_panels(PackPanel pack, int64_t packed_bytes, MatrixView x, bool panel_rows_are_x_rows,
+                 int64_t rows_total, int64_t kc, int64_t width, int64_t first, int64_t last, void* dst) {
+    const int64_t stride = panel_bytes(width, kc, packed_bytes);
+    // A panel's rows are rows of op(A) (contiguous k steps when A is not transposed);
+    // a B panel's rows are columns of op(B) (contiguous k steps when B is transposed).
+    const bool rows_contiguous = panel_rows_are_x_rows ? !x.trans : x.trans;
+    const int64_t chunk = rows_contiguous ? kChunk : kc;
+    for (int64_t p0 = 0; p0 < kc; p0 += chunk) {
+        const int64_t steps = std::min(chunk, kc - p0);
+        for (int64_t panel = first; panel < last; ++panel) {
+            const int64_t row = panel * width;
+            const MatrixView p = panel_rows_are_x_rows ? offset(x, row, p0) : offset(x, p0, row);
+            // p0 is a multiple of every kernel's k group, so a chunk starts a whole packed row.
+            pack(p.data, p.ld, rows_contiguous, std::min(width, rows_total - row), steps, width,
+                 at(dst, panel * stride + p0 * width * packed_bytes));
+        }
+    }
+}
 
 }  // namespace
 
@@ -27,31 +49,12 @@ MatrixView offset(MatrixView x, int64_t row, int64_t col) {
 
 void pack_a_panels(PackPanel pack, int64_t packed_bytes, MatrixView a, int64_t mc, int64_t kc,
                    int64_t MR, int64_t first_panel, int64_t last_panel, void* dst) {
-    const int64_t stride = panel_bytes(MR, kc, packed_bytes);
-    const int64_t chunk = a.trans ? kc : kChunkA;
-    for (int64_t p0 = 0; p0 < kc; p0 += chunk) {
-        const int64_t steps = std::min(chunk, kc - p0);
-        for (int64_t panel = first_panel; panel < last_panel; ++panel) {
-            const int64_t row = panel * MR;
-            const MatrixView p = offset(a, row, p0);
-            // op(A)(i, k) is a[i + k*ld] without transpose: a k step is a run of rows.
-            // p0 is a multiple of every k group, so the chunk starts a whole packed row.
-            pack(p.data, p.ld, !p.trans, std::min(MR, mc - row), steps, MR,
-                 at(dst, panel * stride + p0 * MR * packed_bytes));
-        }
-    }
+    pack_panels(pack, packed_bytes, a, true, mc, kc, MR, first_panel, last_panel, dst);
 }
 
 void pack_b_panels(PackPanel pack, int64_t packed_bytes, MatrixView b, int64_t kc, int64_t nc,
                    int64_t NR, int64_t first_panel, int64_t last_panel, void* dst) {
-    const int64_t stride = panel_bytes(NR, kc, packed_bytes);
-    for (int64_t panel = first_panel; panel < last_panel; ++panel) {
-        const int64_t col = panel * NR;
-        const MatrixView p = offset(b, 0, col);
-        // The panel is op(B)^T: its rows are columns of op(B), contiguous along k
-        // unless B is transposed, when a k step (a row of op(B)) is the contiguous run.
-        pack(p.data, p.ld, p.trans, std::min(NR, nc - col), kc, NR, at(dst, panel * stride));
-    }
+    pack_panels(pack, packed_bytes, b, false, nc, kc, NR, first_panel, last_panel, dst);
 }
 
 }  // namespace ridge
