@@ -20,6 +20,7 @@
 #include "peak.h"
 #include "peers.h"
 #include "ridge/cblas.h"
+#include "ridge/ridge.h"
 #include "ukr_bench.h"
 
 namespace ridge_bench {
@@ -27,6 +28,7 @@ namespace {
 
 struct Shape {
     bool gemv = false;  // a "gemv m n [N|T] [threads] [type]" line: k unused, tb unused
+    bool report_on = false;  // time ridge with per-call reporting on ("report" at the end of a line)
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
     int threads = 1;
@@ -62,6 +64,7 @@ std::vector<Shape> read_shapes(const std::string& path) {
         }
         s.m = std::stoll(first);
         if (!(fields >> s.n >> s.k)) continue;
+        s.report_on = line.find("report") != std::string::npos;
         std::string input = "f32";
         fields >> trans >> s.threads >> input;
         s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
@@ -107,8 +110,42 @@ void set_all_threads(int threads) {
     for (GemmLibrary* lib : gemm_libraries()) lib->set_threads(threads);
 }
 
+// ridge's own report of one more call of the shape (not timed): realized
+// intensity per level and the roofline bound at the level that binds.
+void add_reuse_counters(benchmark::State& state, GemmLibrary* lib, const Shape& s, double peak_gflops,
+                        const void* a, int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) {
+    ridge_set_report(1);
+    lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+    ridge_set_report(0);
+    ridge_report r;
+    if (ridge_last_report(&r) != RIDGE_SUCCESS) return;
+    auto intensity = [&](double bytes) { return bytes > 0 ? r.flops / bytes : 0.0; };
+    const double p = input_bytes(s.input);
+    const int64_t largest = int64_t(std::max({p * s.m * s.k, p * s.k * s.n, 4.0 * s.m * s.n}));
+    // Bandwidth of each level: the read rate of a working set that lives there
+    // (16 MiB: L3 on the machines this runs on; 1 MiB: L2).
+    double bound = peak_gflops * s.threads;
+    const char* binding = "compute";
+    auto consider = [&](double i, double gbps, const char* level) {
+        if (i > 0 && i * gbps < bound) bound = i * gbps, binding = level;
+    };
+    consider(intensity(r.memory_bytes), read_gbps_at(std::max<int64_t>(largest, 1 << 20)) * s.threads, "memory");
+    consider(intensity(r.l3_to_l2_bytes), read_gbps_at(16 << 20) * s.threads, "L3");
+    consider(intensity(r.l2_to_l1_bytes), read_gbps_at(1 << 20) * s.threads, "L2");
+    state.counters["I_realized_mem"] = intensity(r.memory_bytes);
+    state.counters["I_realized_L3L2"] = intensity(r.l3_to_l2_bytes);
+    state.counters["I_realized_L2L1"] = intensity(r.l2_to_l1_bytes);
+    state.counters["reuse_ratio"] = intensity(r.memory_bytes) / intensity(r.ideal_bytes);
+    state.counters["roof_FLOPS"] = bound * 1e9;
+    state.counters["pct_roof"] = benchmark::Counter(100.0 * r.flops / (bound * 1e9),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+    state.SetLabel(std::string("binds: ") + binding + ", path " + r.path);
+}
+
 void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gflops_1t) {
     set_all_threads(s.threads);
+    // "ridge+report" times ridge with per-call reporting on: the report's overhead.
+    if (s.report_on) ridge_set_report(1);
     const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k, ldc = s.m;
     const auto a = random_matrix(s.input, s.m * s.k, 1), b = random_matrix(s.input, s.k * s.n, 2);
     auto c = random_vector(s.m * s.n, 3);
@@ -133,6 +170,9 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     state.counters["bound_FLOPS"] = bound;
     state.counters["pct_bound"] =
         benchmark::Counter(100.0 * flops / bound, benchmark::Counter::kIsIterationInvariantRate);
+    if (s.report_on) ridge_set_report(0);
+    if (lib->name() == "ridge" && !s.report_on)
+        add_reuse_counters(state, lib, s, peak_gflops_1t, a.data(), lda, b.data(), ldb, c.data(), ldc);
     set_all_threads(1);
 }
 
@@ -233,9 +273,10 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
+                if (s.report_on && lib->name() != "ridge") continue;  // the overhead is ridge's own
                 const double peak = lib->name() == "ridge" ? ridge_peak : peak512;
-                const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" + lib->name() +
-                                         "/" + shape_name(s);
+                const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" +
+                                         (s.report_on ? "ridge+report" : lib->name()) + "/" + shape_name(s);
                 benchmark::RegisterBenchmark(name.c_str(), bm_gemm, lib, s, peak)->UseRealTime();
             }
     for (GemmLibrary* lib : gemm_libraries())

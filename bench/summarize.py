@@ -17,7 +17,7 @@ def main(path):
     for b in data["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
-        m = re.match(r"BM_(gemm|gemv)/(\w+)/(\w+)/(.+?)(/real_time)?$", b["run_name"])
+        m = re.match(r"BM_(gemm|gemv)/(\w+)/([\w+]+)/(.+?)(/real_time)?$", b["run_name"])
         if not m:
             continue
         kind, dtype, lib, shape = m.group(1), m.group(2), m.group(3), m.group(4)

@@ -102,6 +102,36 @@ typedef enum ridge_dtype { RIDGE_F32 = 0, RIDGE_F16 = 1, RIDGE_BF16 = 2 } ridge_
  * fp32 while packing run on an fp32 kernel). */
 RIDGE_API const char *ridge_gemm_kernel_name(ridge_dtype input);
 
+/* The report of a call: what ran and how much data its schedule moved across
+ * each level of the memory hierarchy, counted by the library while it ran
+ * (edges and threads included), against the ideal of moving each matrix once.
+ * Intensity at a level = flops / bytes at that level (FLOP per byte). */
+typedef struct ridge_report {
+    const char *routine;  /* "gemm" or "gemv" */
+    const char *input;    /* "f32", "f16", "bf16": A's and B's (x's) element type */
+    const char *path;     /* "blocked", "small", "skinny" or "gemv" */
+    const char *kernel;   /* the microkernel that ran */
+    int threads;
+    int64_t m, n, k;      /* as ridge ran it: column-major (row-major calls swap m and n); k = 1 for GEMV */
+    int64_t MR, NR, KC, MC, NC; /* the blocking of the blocked path; 0 elsewhere */
+    double flops;         /* 2mnk */
+    double ideal_bytes;   /* p(mk + kn) + 4mn, twice 4mn when C is read (beta != 0) */
+    double memory_bytes;  /* counted: between memory and the caches */
+    double l3_to_l2_bytes; /* counted: packed B panel passes into L2 (blocked path) */
+    double l2_to_l1_bytes; /* counted: packed A block passes into L1 and B micro-panels */
+    double seconds;       /* wall time of the call */
+    double measured_memory_bytes; /* hardware counter (LLC misses x 64 B), -1 when unavailable */
+    const char *hw_counters;      /* what measured_memory_bytes is, or why it is unavailable */
+} ridge_report;
+
+/* Reports are opt-in: RIDGE_REPORT=1 records every call and prints one line
+ * per call to stderr; ridge_set_report(1) records the calling thread's calls
+ * silently (0 stops, for this thread). Off, nothing is counted. */
+RIDGE_API void ridge_set_report(int enabled);
+/* The calling thread's last recorded call; RIDGE_INVALID_ARGUMENT when out is
+ * NULL or nothing has been recorded on this thread. */
+RIDGE_API ridge_status ridge_last_report(ridge_report *out);
+
 RIDGE_API const char *ridge_status_string(ridge_status status);
 RIDGE_API const char *ridge_version(void);
 

@@ -12,6 +12,7 @@
 #include "gemm/workspace.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/probe.h"
+#include "report/report.h"
 #include "tuning/model.h"
 #include "tuning/topology.h"
 
@@ -206,6 +207,26 @@ bool as_gemv(const GemmArgs& g, GemvArgs* v) {
     return true;
 }
 
+// The ideal traffic of a GEMM: each matrix moved once, C read too when beta != 0.
+double ideal_gemm_bytes(const GemmArgs& g) {
+    const double p = dtype_bytes(g.input);
+    return p * (double(g.m) * g.k + double(g.k) * g.n) + 4.0 * g.m * g.n * (g.beta != 0.0f ? 2 : 1);
+}
+
+ridge_report base_report(const char* routine, Dtype input, const char* path, const char* kernel, int threads) {
+    ridge_report r = {};
+    r.routine = routine;
+    r.input = dtype_name(input);
+    r.path = path;
+    r.kernel = kernel;
+    r.threads = threads;
+    r.hw_counters = hw_counter_status();
+    r.measured_memory_bytes = -1;
+    return r;
+}
+
+ridge_status run_gemm(const GemmArgs& args, GemmPlan plan);
+
 ridge_status dispatch_gemm(const GemmArgs& args) {
     GemvArgs as_vector;
     if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
@@ -216,7 +237,36 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
     plan.small_path = use_small_path(*plan.kernel, args);
     plan.skinny_path = !plan.small_path && use_skinny_path(*plan.kernel, args);
-    return gemm(args, plan);
+    return run_gemm(args, plan);
+}
+
+// Runs the plan; when reporting, counts and records what the schedule moved.
+ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
+    if (!reporting_enabled()) return gemm(g, plan);
+    Traffic traffic;
+    plan.traffic = &traffic;
+    const CallMeter meter;
+    const ridge_status status = gemm(g, plan);
+    const double seconds = meter.seconds(), measured = meter.measured_memory_bytes();
+    const char* path = plan.small_path ? "small" : plan.skinny_path ? "skinny" : "blocked";
+    ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.small_path ? 1 : plan.threads);
+    r.m = g.m, r.n = g.n, r.k = g.k;
+    r.flops = 2.0 * g.m * g.n * g.k;
+    r.ideal_bytes = ideal_gemm_bytes(g);
+    if (plan.small_path || plan.skinny_path) {
+        // In place: each operand read once from memory, C once; the skinny sweep
+        // also reads and writes C from L2 once per chunk of 16 k steps.
+        r.memory_bytes = r.ideal_bytes;
+        if (plan.skinny_path) r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + 15) / 16);
+    } else {
+        r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;
+        r.MC = plan.blocking.MC, r.NC = plan.blocking.NC;
+        r.memory_bytes = traffic.memory, r.l3_to_l2_bytes = traffic.l3_to_l2, r.l2_to_l1_bytes = traffic.l2_to_l1;
+    }
+    r.seconds = seconds;
+    r.measured_memory_bytes = measured;
+    if (status == RIDGE_SUCCESS) record_report(r);
+    return status;
 }
 
 }  // namespace ridge
@@ -233,7 +283,20 @@ ridge_status dispatch_gemv(const GemvArgs& args) {
     int threads = omp_in_parallel() ? 1 : (thread_count_override() > 0 ? thread_count_override()
                                                                          : runtime_config().default_threads);
     threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
-    return gemv(args, *ker, threads);
+    if (!reporting_enabled()) return gemv(args, *ker, threads);
+    const CallMeter meter;
+    const ridge_status status = gemv(args, *ker, threads);
+    ridge_report r = base_report("gemv", args.input, "gemv", ker->name, threads);
+    r.m = args.trans ? args.n : args.m, r.n = 1, r.k = args.trans ? args.m : args.n;  // as y = op(A) x
+    r.flops = 2.0 * elements;
+    const double p = dtype_bytes(args.input);
+    // A and x once, y written (and read when beta != 0): the kernels read A exactly once.
+    r.ideal_bytes = p * (elements + r.k) + 4.0 * r.m * (args.beta != 0.0f ? 2 : 1);
+    r.memory_bytes = r.ideal_bytes;
+    r.seconds = meter.seconds();
+    r.measured_memory_bytes = meter.measured_memory_bytes();
+    if (status == RIDGE_SUCCESS) record_report(r);
+    return status;
 }
 
 ridge_status dispatch_gemm_f16_output(GemmArgs args, uint16_t* c, int64_t ldc) {

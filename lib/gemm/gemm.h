@@ -5,6 +5,7 @@
 
 #include "dispatch/registry.h"
 #include "ridge/ridge.h"
+#include "report/traffic.h"
 #include "tuning/blocking.h"
 
 namespace ridge {
@@ -32,6 +33,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
+    Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.

@@ -24,7 +24,10 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t x, int64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
-// Largest tile any registered kernel uses (32 x 12 today), for the edge scratch tile.
+// Teams up to this size report their traffic (a report of a bigger team says so).
+constexpr int kMaxCountedThreads = 256;
+
+// Largest tile any registered kernel uses (32 x 32 today), for the edge scratch tile.
 constexpr int64_t kMaxTileFloats = 32 * 32;
 
 // [first, last) of `count` items for member `index` of `parts` equal shares.
@@ -129,8 +132,10 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
 }
 
 // The body every thread of the team runs; `tid` in [0, s.threads).
+// `traffic`: this thread's counters, or null when nobody asked for a report.
 void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
-                int tid) {
+                int tid, Traffic* traffic) {
+    const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
     const int member = tid % s.jr_ways;
@@ -149,6 +154,8 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             const Range my_b = share(b_panels, s.threads, tid);
             pack_b_panels(ker.pack_panel_b, ker.packed_bytes, offset(B, pc, jc), kc, nc, NR,
                           my_b.first, my_b.last, buf.packed_b);
+            if (traffic)  // this thread's share of B, read from memory by packing
+                traffic->memory += in_bytes * kc * (std::min(nc, my_b.last * NR) - std::min(nc, my_b.first * NR));
             team_barrier(s);
 
             for (int64_t blk = 0; blk < s.blocks_per_group; ++blk) {  // ic: the A block in L2
@@ -159,9 +166,18 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
+                const Range my_jr = share(b_panels, s.jr_ways, member);
                 if (mc > 0)
                     macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
-                                 g.c + ic + jc * g.ldc, g.ldc, share(b_panels, s.jr_ways, member));
+                                 g.c + ic + jc * g.ldc, g.ldc, my_jr);
+                if (traffic && mc > 0) {
+                    const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
+                    const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
+                    traffic->memory += in_bytes * kc * a_rows;                     // A, packed from memory
+                    traffic->memory += 4.0 * mc * cols * (beta != 0.0f ? 2 : 1);   // C written (and read)
+                    traffic->l3_to_l2 += packed_bytes * kc * cols;                 // B panel into L2
+                    traffic->l2_to_l1 += packed_bytes * kc * (double(my_jr.last - my_jr.first) * mc + cols);
+                }
                 if (s.jr_ways > 1) team_barrier(s);
             }
             team_barrier(s);
@@ -180,16 +196,20 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (!reserve(ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
-        run_thread(g, ker, s, buf, 0);
+        run_thread(g, ker, s, buf, 0, plan.traffic);
         return RIDGE_SUCCESS;
     }
+    // One counter slot per thread, summed after the team joins (no shared writes in the loops).
+    Traffic per_thread[kMaxCountedThreads];
+    const bool counting = plan.traffic != nullptr && s.threads <= kMaxCountedThreads;
     bool short_team = false;
 #pragma omp parallel num_threads(s.threads)
     {
         // OpenMP may give fewer threads than asked (OMP_DYNAMIC, thread limits):
         // then the schedule does not fit the team, and one thread does all the work.
         if (omp_get_num_threads() == s.threads) {
-            run_thread(g, ker, s, buf, omp_get_thread_num());
+            const int tid = omp_get_thread_num();
+            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr);
         } else {
 #pragma omp single
             short_team = true;
@@ -199,8 +219,11 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
         const Schedule one = make_schedule(g, ker, plan.blocking, 1);
         Buffers one_buf;
         if (!reserve(ws, one, ker, &one_buf)) return RIDGE_OUT_OF_MEMORY;
-        run_thread(g, ker, one, one_buf, 0);
+        run_thread(g, ker, one, one_buf, 0, plan.traffic);
+        return RIDGE_SUCCESS;
     }
+    if (counting)
+        for (int t = 0; t < s.threads; ++t) *plan.traffic += per_thread[t];
     return RIDGE_SUCCESS;
 }
 
