@@ -1,0 +1,127 @@
+// The per-call report: exact byte counts of the blocked schedule against the
+// formulas the design states, invariants across thread counts, and the API.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "gemm/gemm.h"
+#include "ridge/ridge.h"
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Problem {
+    int64_t m, n, k;
+    float beta;
+};
+
+// Runs one fp32 problem through the blocked driver with `bp` and returns what it counted.
+ridge::Traffic run_blocked(const Problem& p, const ridge::BlockingParams& bp, int threads) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    std::vector<float> a(p.m * p.k, 0.5f), b(p.k * p.n, 0.25f), c(p.m * p.n, 1.0f);
+    ridge::GemmArgs g;
+    g.m = p.m, g.n = p.n, g.k = p.k, g.alpha = 1.0f, g.beta = p.beta;
+    g.a = a.data(), g.lda = p.m, g.b = b.data(), g.ldb = p.k, g.c = c.data(), g.ldc = p.m;
+    ridge::Traffic t;
+    ridge::GemmPlan plan;
+    plan.kernel = ker;
+    plan.blocking = bp;
+    plan.threads = threads;
+    plan.traffic = &t;
+    EXPECT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+    return t;
+}
+
+ridge::BlockingParams small_blocking() {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    return {ker->MR, ker->NR, 64, 4 * ker->MR, 5 * ker->NR};  // every loop iterates several times
+}
+
+// DESIGN.md's schedule: B read once per (jc, pc); A once per jc; C written once
+// and read and written once per later KC block (read at the first too when beta != 0).
+double expected_memory_bytes(const Problem& p, const ridge::BlockingParams& bp) {
+    const int64_t nc = std::min(bp.NC, ceil_div(p.n, bp.NR) * bp.NR);
+    const int64_t kc = std::min(bp.KC, p.k);
+    const double jc_blocks = double(ceil_div(p.n, nc)), pc_blocks = double(ceil_div(p.k, kc));
+    const double c_passes = (p.beta != 0.0f ? 2.0 : 1.0) + 2.0 * (pc_blocks - 1);
+    return 4.0 * (double(p.m) * p.k * jc_blocks + double(p.k) * p.n + double(p.m) * p.n * c_passes);
+}
+
+TEST(Report, BlockedMemoryTrafficMatchesTheSchedule) {
+    const ridge::BlockingParams bp = small_blocking();
+    for (const Problem& p : {Problem{100, 70, 150, 0.0f}, Problem{129, 61, 200, 1.5f}, Problem{33, 300, 64, 0.0f}}) {
+        SCOPED_TRACE(std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
+        const ridge::Traffic t = run_blocked(p, bp, 1);
+        EXPECT_DOUBLE_EQ(expected_memory_bytes(p, bp), t.memory);
+        // The B panel enters L2 once per block of A: at least once per (jc, pc).
+        EXPECT_GE(t.l3_to_l2, 4.0 * p.k * p.n);
+        // A streams into L1 once per B micro-panel: NR columns of C per pass.
+        EXPECT_GE(t.l2_to_l1, 4.0 * double(p.m) * p.k * double(ceil_div(p.n, bp.NR)));
+    }
+}
+
+TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
+    // Threads split the packing and C, they never duplicate it: the memory
+    // traffic of the schedule cannot depend on how many threads ran it.
+    const ridge::BlockingParams bp = small_blocking();
+    for (const Problem& p : {Problem{300, 250, 150, 0.0f}, Problem{37, 400, 130, 2.0f}}) {
+        const ridge::Traffic one = run_blocked(p, bp, 1);
+        for (int threads : {2, 3}) {
+            const ridge::Traffic many = run_blocked(p, bp, threads);
+            EXPECT_DOUBLE_EQ(one.memory, many.memory) << threads << " threads";
+            // Each group of threads brings the B panel into its own L2: never less than one.
+            EXPECT_GE(many.l3_to_l2, one.l3_to_l2);
+        }
+    }
+}
+
+TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
+    std::vector<float> a(300 * 200, 0.5f), b(200 * 250, 0.25f), c(300 * 250, 0.0f);
+    ridge_report r;
+    std::thread fresh([&] {  // a thread that never asked: nothing recorded
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 300, 250, 200, 1.0f,
+                                             a.data(), 300, b.data(), 200, 0.0f, c.data(), 300));
+        EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(&r));
+    });
+    fresh.join();
+    EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(nullptr));
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 300, 250, 200, 1.0f,
+                                         a.data(), 300, b.data(), 200, 0.0f, c.data(), 300));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ("gemm", r.routine);
+    EXPECT_STREQ("f32", r.input);
+    EXPECT_STREQ("blocked", r.path);
+    EXPECT_EQ(300, r.m);
+    EXPECT_EQ(250, r.n);
+    EXPECT_EQ(200, r.k);
+    EXPECT_DOUBLE_EQ(2.0 * 300 * 250 * 200, r.flops);
+    EXPECT_DOUBLE_EQ(4.0 * (300.0 * 200 + 200.0 * 250 + 300.0 * 250), r.ideal_bytes);
+    EXPECT_GE(r.memory_bytes, r.ideal_bytes);  // no schedule moves less than each matrix once
+    EXPECT_GT(r.seconds, 0.0);
+    EXPECT_NE(nullptr, r.hw_counters);
+    if (r.measured_memory_bytes < 0) EXPECT_NE(nullptr, std::strstr(r.hw_counters, "unavailable"));
+
+    // GEMV: A read once, and said so.
+    std::vector<float> x(200, 1.0f), y(300, 0.0f);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemv(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, 300, 200, 1.0f, a.data(), 300, x.data(), 1,
+                                         0.0f, y.data(), 1));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ("gemv", r.routine);
+    EXPECT_DOUBLE_EQ(2.0 * 300 * 200, r.flops);
+    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
+
+    ridge_set_report(0);
+    ridge_report before = r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 10, 10, 10, 1.0f, a.data(),
+                                         10, b.data(), 10, 0.0f, c.data(), 10));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_EQ(before.m, r.m) << "a call made with reporting off replaced the last report";
+}
+
+}  // namespace
