@@ -71,6 +71,8 @@ void pack_panel_bf16_pairs32__avx512(const void* src, int64_t ld, bool rows_cont
                                      int64_t kc, int64_t width, void* dst);
 void pack_panel_bf16_kchunks__avx512(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
                                      int64_t kc, int64_t width, void* dst);
+void pack_panel_f32__avx2(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
+                          int64_t kc, int64_t width, void* dst);
 void pack_panel_f32__ref(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
                          int64_t kc, int64_t width, void* dst);
 void pack_panel_f16_to_f32__ref(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
