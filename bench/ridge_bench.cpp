@@ -19,6 +19,7 @@
 
 #include "peak.h"
 #include "peers.h"
+#include "roofline.h"
 #include "ridge/cblas.h"
 #include "ridge/ridge.h"
 #include "ukr_bench.h"
@@ -222,6 +223,8 @@ bool wanted(const std::string& lib, const std::string& libs) {
 
 int main(int argc, char** argv) {
     using namespace ridge_bench;
+    // Subcommand: `ridge-bench roofline ...` measures the machine instead of the libraries.
+    if (argc > 1 && std::string(argv[1]) == "roofline") return roofline_main(argc - 1, argv + 1);
     std::vector<std::string> shape_files;
     std::string libs;
     // Defaults that make a noisy machine readable; any flag given later overrides them.
