@@ -86,8 +86,15 @@ def main():
     ridge_labels = texts("ridge-label")
     expect(len(ridge_labels) >= 1 and all(t.startswith("I*=") for t in ridge_labels), "ridge points labelled I*=...")
 
-    points = with_class("point")
-    expect(len(points) == len(data["sgemm"]), f"{len(data['sgemm'])} sgemm points (found {len(points)})")
+    # Each shape: one measured marker (filled, at the realized intensity when ridge
+    # reported one), and where it did, a hollow marker at the ideal intensity joined by a line.
+    measured = [e for e in root.iter() if e.get("class") in ("point", "point realized")]
+    ideal = [e for e in root.iter() if e.get("class") == "point ideal"]
+    lines = [e for e in root.iter() if e.get("class") == "shape-line"]
+    expect(len(measured) == len(data["sgemm"]), f"{len(data['sgemm'])} sgemm points (found {len(measured)})")
+    expect(len(ideal) == len(lines), f"each ideal marker joined to its realized one ({len(ideal)} vs {len(lines)})")
+    realized = [g for g in data["sgemm"] if "realized_memory_intensity_flop_per_byte" in g]
+    expect(len(ideal) == len(realized), f"an ideal marker per shape with a realized intensity ({len(realized)})")
 
     x_ticks = texts("tick-label")
     for decade in ("0.01", "0.1", "1", "10", "100", "1000"):
