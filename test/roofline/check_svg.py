@@ -111,7 +111,7 @@ def main():
         print("FAIL:", f)
     if not failures:
         print(f"SVG ok: {len(memory_roofs)} slanted roofs, {len(compute_roofs)} flat, {len(ridges)} ridge points, "
-              f"{len(points)} points")
+              f"{len(measured)} shapes ({len(ideal)} with realized intensity)")
     return 1 if failures else 0
 
 
