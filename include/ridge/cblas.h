@@ -60,8 +60,11 @@ void cblas_shstohf16(int n, const float *in, int incin, uint16_t *out, int incou
 void cblas_shf16tos(int n, const uint16_t *in, int incin, float *out, int incout);
 
 /* Error report of the CBLAS layer: 'info' is the parameter number, 'routine'
- * e.g. "cblas_sgemm". ridge's default records the error and prints it only
- * when RIDGE_VERBOSE is set; a program may define its own. */
+ * e.g. "cblas_sgemm". ridge's default returns, printing only when
+ * RIDGE_VERBOSE is set; a program may define its own (ridge's is weak).
+ * info == 1089 (MKL's number for insufficient workspace): the routine could not
+ * allocate its packing buffers and wrote nothing. xerbla_ receives the same
+ * 1089, with the routine's name, for the Fortran routines. */
 void cblas_xerbla(int info, const char *routine, const char *form, ...);
 
 /* Fortran BLAS (gfortran calling convention; hidden string lengths ignored). */

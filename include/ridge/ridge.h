@@ -4,7 +4,25 @@
  * (RIDGE_VERBOSE=1 in the environment makes the library say what it chose).
  * Matrices follow BLAS conventions: a layout (column- or row-major), a
  * transpose flag per operand, and a leading dimension per matrix.
- * Sizes and leading dimensions are 64-bit. */
+ * Sizes and leading dimensions are 64-bit: leading dimensions beyond 2^31
+ * elements work (index arithmetic is 64-bit throughout).
+ *
+ * Both libridge.so and libridge64.so (the ILP64 BLAS, see cblas_64.h) export
+ * this API, each under its own symbol version (RIDGE_0, RIDGE64_0): a program
+ * reaches the library it was linked against, and the two keep separate
+ * settings (error handler, thread counts) when one process loads both.
+ *
+ * Out of memory: a call whose packing buffers cannot be allocated writes
+ * nothing and returns RIDGE_OUT_OF_MEMORY (the handler is told, argument 0).
+ * The BLAS and CBLAS interfaces have no status: they report the same event to
+ * xerbla_ / cblas_xerbla (or xerbla_64_ / cblas_xerbla_64) with INFO 1089,
+ * MKL's number for insufficient workspace, beyond any parameter position.
+ *
+ * fork(): in the child, the thread that forked runs ridge on one thread
+ * (libgomp's thread pool does not survive a fork: a multi-threaded call there
+ * would wait forever for threads that do not exist); threads the child starts
+ * later use the default. ridge_set_num_threads(n > 1) on the forking thread of
+ * a child whose parent already ran multi-threaded calls brings the hang back. */
 #ifndef RIDGE_RIDGE_H
 #define RIDGE_RIDGE_H
 
@@ -82,8 +100,13 @@ RIDGE_API ridge_status ridge_gemv_bf16(ridge_layout layout, ridge_transpose tran
 
 /* Called on every invalid argument or failed allocation of the native API.
  * 'function' is e.g. "ridge_sgemm", 'argument' the 1-based position of the
- * offending parameter (0 when the error is not about one argument).
- * NULL restores the default, which records the error silently. */
+ * offending parameter (0 when the error is not about one argument, e.g.
+ * RIDGE_OUT_OF_MEMORY). 'user_data' is passed back as given. The handler is
+ * process-wide, runs on the calling thread, outside any lock of ridge's (it may
+ * call ridge, even ridge_set_error_handler). BLAS and CBLAS calls never reach
+ * it: they report to xerbla_ and cblas_xerbla.
+ * NULL restores the default, which is silent (it prints under RIDGE_VERBOSE);
+ * the status is returned either way. */
 typedef void (*ridge_error_handler)(ridge_status status, const char *function, int argument,
                                     const char *message, void *user_data);
 RIDGE_API void ridge_set_error_handler(ridge_error_handler handler, void *user_data);

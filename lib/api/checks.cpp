@@ -32,4 +32,12 @@ int gemv_netlib_info(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx
     return 0;
 }
 
+bool gemm_changes_nothing(int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+    return m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f);
+}
+
+bool gemv_changes_nothing(int64_t m, int64_t n, float alpha, float beta) {
+    return m == 0 || n == 0 || (alpha == 0.0f && beta == 1.0f);
+}
+
 }  // namespace ridge

@@ -1,22 +1,68 @@
-// Default xerbla_ and cblas_xerbla (weak: a program's own definitions win), and
-// the native error handler. None of them stops the program: an error returns
-// to the caller with every output untouched. They print only under RIDGE_VERBOSE.
+// The native error handler, the default xerbla and cblas_xerbla behaviour
+// (the weak symbols themselves live with their interface, in blas32.cpp and
+// blas64.cpp), and what a forked child needs. Nothing here stops the program:
+// an error returns to the caller with every output untouched. Printing happens
+// only under RIDGE_VERBOSE.
 #include "api/errors.h"
 
-#include <cstdarg>
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 
 #include "dispatch/dispatch.h"
 
 namespace ridge {
 namespace {
 
-std::mutex g_handler_mutex;
+// A plain pthread mutex rather than std::mutex: std::mutex::lock reports a
+// failure by throwing std::system_error, which in this -fno-exceptions library
+// could only end in std::terminate. Locking a default mutex that this file
+// alone uses cannot fail, and if it ever did, returning beats aborting.
+pthread_mutex_t g_handler_mutex = PTHREAD_MUTEX_INITIALIZER;
 ridge_error_handler g_handler = nullptr;
 void* g_handler_data = nullptr;
 thread_local bool tl_cblas_row_major = false;
+
+// fork() copies only the calling thread. Two things would then break in the child:
+// - libgomp keeps the parent's thread pool for a thread that ran a parallel
+//   region; the child's copy of that thread waits forever on pool threads that
+//   do not exist (measured: a 600^3 ridge_sgemm in the child of a parent that
+//   ran one multi-threaded hangs). The child's forking thread therefore runs
+//   ridge on one thread; threads the child creates later have no inherited
+//   pool and keep the default.
+// - a handler mutex held by another thread at the fork would stay locked
+//   forever; it is held across the fork instead, and released on both sides.
+void before_fork() { pthread_mutex_lock(&g_handler_mutex); }
+void after_fork_in_parent() { pthread_mutex_unlock(&g_handler_mutex); }
+void after_fork_in_child() {
+    pthread_mutex_unlock(&g_handler_mutex);
+    set_thread_count_override(1);
+}
+
+// Registered when the library is loaded (a static archive links this file in
+// with any entry point, since every one reports errors through it).
+struct ForkHandlers {
+    ForkHandlers() { pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }
+};
+const ForkHandlers g_fork_handlers;
+
+// netlib CBLAS's cblas_xerbla: a row-major call was checked as the column-major
+// call on the transposed problem, so the numbers of the swapped arguments come
+// back to the caller's positions before printing.
+int64_t caller_parameter_number(int64_t info, const char* routine) {
+    if (!cblas_row_major() || routine == nullptr) return info;
+    if (std::strstr(routine, "gemm") != nullptr) {
+        if (info == 4) return 5;
+        if (info == 5) return 4;
+        if (info == 9) return 11;
+        if (info == 11) return 9;
+    } else if (std::strstr(routine, "gemv") != nullptr) {
+        if (info == 3) return 4;  // m and n trade places in the call on A^T
+        if (info == 4) return 3;
+    }
+    return info;
+}
 
 }  // namespace
 
@@ -26,57 +72,44 @@ void set_cblas_row_major(bool row_major) { tl_cblas_row_major = row_major; }
 bool cblas_row_major() { return tl_cblas_row_major; }
 
 void report_native_error(ridge_status status, const char* function, int argument, const char* message) {
-    ridge_error_handler handler;
-    void* data;
-    {
-        std::lock_guard<std::mutex> lock(g_handler_mutex);
-        handler = g_handler;
-        data = g_handler_data;
-    }
+    pthread_mutex_lock(&g_handler_mutex);
+    const ridge_error_handler handler = g_handler;
+    void* const data = g_handler_data;
+    pthread_mutex_unlock(&g_handler_mutex);
+    // Called outside the lock: a handler may itself call ridge, even set another handler.
     if (handler != nullptr) handler(status, function, argument, message, data);
     else if (verbose())
         std::fprintf(stderr, "ridge: %s: %s (argument %d)\n", function, message, argument);
 }
 
+void default_xerbla(const char* routine, size_t routine_len, int64_t info) {
+    if (!verbose()) return;
+    const int len = routine != nullptr ? int(strnlen(routine, routine_len)) : 0;
+    const char* name = routine != nullptr ? routine : "";
+    if (info == kXerblaOutOfMemory)
+        std::fprintf(stderr, " ** ridge: %.*s could not allocate its packing buffers (INFO %lld); "
+                     "nothing was written\n", len, name, (long long)info);
+    else
+        std::fprintf(stderr, " ** On entry to %.*s parameter number %2lld had an illegal value\n", len,
+                     name, (long long)info);
+}
+
+void default_cblas_xerbla(int64_t info, const char* routine, const char* form, va_list args) {
+    if (!verbose()) return;
+    if (info == kXerblaOutOfMemory)
+        std::fprintf(stderr, "ridge: %s could not allocate its packing buffers (INFO %lld); "
+                     "nothing was written\n", routine ? routine : "?", (long long)info);
+    else
+        std::fprintf(stderr, "Parameter %lld to routine %s was incorrect\n",
+                     (long long)caller_parameter_number(info, routine), routine ? routine : "?");
+    if (form != nullptr && *form != '\0') std::vfprintf(stderr, form, args);
+}
+
 }  // namespace ridge
 
-extern "C" {
-
-RIDGE_API void ridge_set_error_handler(ridge_error_handler handler, void* user_data) {
-    std::lock_guard<std::mutex> lock(ridge::g_handler_mutex);
+extern "C" RIDGE_API void ridge_set_error_handler(ridge_error_handler handler, void* user_data) {
+    pthread_mutex_lock(&ridge::g_handler_mutex);
     ridge::g_handler = handler;
     ridge::g_handler_data = user_data;
+    pthread_mutex_unlock(&ridge::g_handler_mutex);
 }
-
-// netlib's XERBLA prints and STOPs; ridge's returns, and prints only under RIDGE_VERBOSE.
-RIDGE_API __attribute__((weak)) void xerbla_(const char* routine, const int* info, size_t routine_len) {
-    if (!ridge::verbose()) return;
-    const size_t len = routine ? strnlen(routine, routine_len) : 0;
-    std::fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n",
-                 static_cast<int>(len), routine ? routine : "", info ? *info : 0);
-}
-
-// As netlib's CBLAS: for row-major calls, parameter numbers of A's and B's
-// dimensions arrive swapped (the call was mapped onto column-major) and are
-// swapped back here for the message.
-RIDGE_API __attribute__((weak)) void cblas_xerbla(int info, const char* routine, const char* form, ...) {
-    if (!ridge::verbose()) return;
-    if (ridge::cblas_row_major() && routine != nullptr && std::strstr(routine, "gemm") != nullptr) {
-        if (info == 4) info = 5;
-        else if (info == 5) info = 4;
-        else if (info == 9) info = 11;
-        else if (info == 11) info = 9;
-    } else if (ridge::cblas_row_major() && routine != nullptr && std::strstr(routine, "gemv") != nullptr) {
-        if (info == 3) info = 4;  // m and n trade places in the call on A^T
-        else if (info == 4) info = 3;
-    }
-    std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, routine ? routine : "?");
-    if (form != nullptr && *form != '\0') {
-        va_list args;
-        va_start(args, form);
-        std::vfprintf(stderr, form, args);
-        va_end(args);
-    }
-}
-
-}  // extern "C"

@@ -54,6 +54,7 @@ ridge_status native_gemm(const char* fn, ridge::Dtype input, ridge_layout layout
         g.trans_a = tb, g.trans_b = ta, g.m = n, g.n = m;
         g.a = b, g.lda = ldb, g.b = a, g.ldb = lda;
     }
+    if (ridge::gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return RIDGE_SUCCESS;
     const ridge_status status = ridge::dispatch_gemm(g);
     if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
     return status;
@@ -82,6 +83,7 @@ ridge_status native_gemv(const char* fn, ridge::Dtype input, ridge_layout layout
     g.trans = row ? !t : t;  // row-major A is column-major A^T
     g.m = row ? n : m, g.n = row ? m : n;
     g.alpha = alpha, g.a = a, g.lda = lda, g.x = x, g.incx = incx, g.beta = beta, g.y = y, g.incy = incy;
+    if (ridge::gemv_changes_nothing(g.m, g.n, g.alpha, g.beta)) return RIDGE_SUCCESS;
     const ridge_status status = ridge::dispatch_gemv(g);
     if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
     return status;

@@ -1,0 +1,129 @@
+// The standard (LP64: 32-bit integer) BLAS and CBLAS symbols of libridge.so.
+// Each is one call into api/interface.h; blas64.cpp is the same list for ILP64.
+#include <cstdarg>
+
+#include "api/interface.h"
+#include "ridge/cblas.h"
+#include "ridge/ridge.h"
+
+namespace {
+
+struct Lp64 {
+    using Int = int;
+    static void xerbla(const char* routine, int info) { xerbla_(routine, &info, 6); }
+    static void cblas_xerbla(int info, const char* routine, const char* form, int value) {
+        ::cblas_xerbla(info, routine, form, value);
+    }
+};
+
+}  // namespace
+
+using ridge::Dtype;
+
+extern "C" {
+
+RIDGE_API void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                      const float* alpha, const float* a, const int* lda, const float* b,
+                      const int* ldb, const float* beta, float* c, const int* ldc) {
+    ridge::sgemm_impl<Lp64>(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
+                      const int* lda, const float* x, const int* incx, const float* beta, float* y,
+                      const int* incy) {
+    ridge::sgemv_impl<Lp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+// Weak: a program's own xerbla_ (or cblas_xerbla) replaces these, as with any BLAS.
+// netlib's XERBLA prints and STOPs; ridge's returns, and prints only under RIDGE_VERBOSE.
+RIDGE_API __attribute__((weak)) void xerbla_(const char* routine, const int* info, size_t routine_len) {
+    ridge::default_xerbla(routine, routine_len, info != nullptr ? *info : 0);
+}
+
+RIDGE_API __attribute__((weak)) void cblas_xerbla(int info, const char* routine, const char* form, ...) {
+    va_list args;
+    va_start(args, form);
+    ridge::default_cblas_xerbla(info, routine, form, args);
+    va_end(args);
+}
+
+RIDGE_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                           int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                           float beta, float* c, int ldc) {
+    ridge::cblas_gemm_f32_output<Lp64>("cblas_sgemm", Dtype::f32, layout, trans_a, trans_b, m, n, k,
+                                       alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                           const float* a, int lda, const float* x, int incx, float beta, float* y,
+                           int incy) {
+    ridge::cblas_gemv_f32_output<Lp64>("cblas_sgemv", Dtype::f32, layout, trans, m, n, alpha, a, lda, x,
+                                       incx, beta, y, incy);
+}
+
+// 16-bit GEMM under MKL's names (cblas_hgemm, cblas_gemm_f16f16f32,
+// cblas_gemm_bf16bf16f32) and OpenBLAS's (cblas_sbgemm, cblas_shgemm).
+RIDGE_API void cblas_hgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                           int n, int k, uint16_t alpha, const uint16_t* a, int lda, const uint16_t* b,
+                           int ldb, uint16_t beta, uint16_t* c, int ldc) {
+    ridge::cblas_hgemm_impl<Lp64>(layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void cblas_gemm_f16f16f32(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
+                                    int m, int n, int k, float alpha, const uint16_t* a, int lda,
+                                    const uint16_t* b, int ldb, float beta, float* c, int ldc) {
+    ridge::cblas_gemm_f32_output<Lp64>("cblas_gemm_f16f16f32", Dtype::f16, layout, trans_a, trans_b, m,
+                                       n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void cblas_gemm_bf16bf16f32(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a,
+                                      CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                                      const uint16_t* a, int lda, const uint16_t* b, int ldb,
+                                      float beta, float* c, int ldc) {
+    ridge::cblas_gemm_f32_output<Lp64>("cblas_gemm_bf16bf16f32", Dtype::bf16, layout, trans_a, trans_b,
+                                       m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void cblas_sbgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                            int n, int k, float alpha, const uint16_t* a, int lda, const uint16_t* b,
+                            int ldb, float beta, float* c, int ldc) {
+    ridge::cblas_gemm_f32_output<Lp64>("cblas_sbgemm", Dtype::bf16, layout, trans_a, trans_b, m, n, k,
+                                       alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void cblas_shgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, int m,
+                            int n, int k, float alpha, const uint16_t* a, int lda, const uint16_t* b,
+                            int ldb, float beta, float* c, int ldc) {
+    ridge::cblas_gemm_f32_output<Lp64>("cblas_shgemm", Dtype::f16, layout, trans_a, trans_b, m, n, k,
+                                       alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// OpenBLAS's 16-bit GEMV (bf16) and ridge's fp16 counterpart.
+RIDGE_API void cblas_sbgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                            const uint16_t* a, int lda, const uint16_t* x, int incx, float beta,
+                            float* y, int incy) {
+    ridge::cblas_gemv_f32_output<Lp64>("cblas_sbgemv", Dtype::bf16, layout, trans, m, n, alpha, a, lda,
+                                       x, incx, beta, y, incy);
+}
+
+RIDGE_API void cblas_shgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
+                            const uint16_t* a, int lda, const uint16_t* x, int incx, float beta,
+                            float* y, int incy) {
+    ridge::cblas_gemv_f32_output<Lp64>("cblas_shgemv", Dtype::f16, layout, trans, m, n, alpha, a, lda,
+                                       x, incx, beta, y, incy);
+}
+
+RIDGE_API void cblas_sbstobf16(int n, const float* in, int incin, uint16_t* out, int incout) {
+    ridge::convert_strided<Lp64, float, uint16_t, ridge::f32_to_bf16>(n, in, incin, out, incout);
+}
+RIDGE_API void cblas_sbf16tos(int n, const uint16_t* in, int incin, float* out, int incout) {
+    ridge::convert_strided<Lp64, uint16_t, float, ridge::bf16_to_f32>(n, in, incin, out, incout);
+}
+RIDGE_API void cblas_shstohf16(int n, const float* in, int incin, uint16_t* out, int incout) {
+    ridge::convert_strided<Lp64, float, uint16_t, ridge::f32_to_f16>(n, in, incin, out, incout);
+}
+RIDGE_API void cblas_shf16tos(int n, const uint16_t* in, int incin, float* out, int incout) {
+    ridge::convert_strided<Lp64, uint16_t, float, ridge::f16_to_f32>(n, in, incin, out, incout);
+}
+
+}  // extern "C"

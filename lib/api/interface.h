@@ -1,0 +1,158 @@
+// The BLAS and CBLAS entry points, written once for both integer widths.
+//
+// blas32.cpp instantiates them with 32-bit integers under the standard names
+// (libridge.so: sgemm_, cblas_sgemm, ...); blas64.cpp with 64-bit integers
+// under LAPACK's ILP64 names (libridge64.so: sgemm_64_, cblas_sgemm_64, ...).
+// Each file is a list of one-line extern "C" functions; everything that
+// decides something is here, so the two interfaces cannot drift apart.
+//
+// An Abi is a struct naming what differs between the two:
+//   using Int;                                          // int or int64_t
+//   static void xerbla(const char* routine, Int info);  // xerbla_ / xerbla_64_, routine 6 chars
+//   static void cblas_xerbla(Int info, const char* routine, const char* form, int value);
+//                                                       // cblas_xerbla / cblas_xerbla_64
+// Both error routines are called through the exported (weak) symbols, so a
+// program's own definition replaces ridge's, as with any BLAS.
+//
+// Out of memory: the BLAS interfaces have no status to return, so a routine
+// that could not allocate its packing buffers (nothing written) tells its
+// xerbla INFO = kXerblaOutOfMemory (1089, see api/errors.h).
+#pragma once
+
+#include <cstdint>
+
+#include "api/cblas_checks.h"
+#include "api/checks.h"
+#include "api/errors.h"
+#include "dispatch/dispatch.h"
+#include "kernels/convert.h"
+#include "ridge/cblas.h"
+
+namespace ridge {
+
+// --- Fortran BLAS (every argument by reference; gfortran's hidden string
+// lengths follow the last argument and are not read) ---
+
+template <typename Abi>
+void sgemm_impl(const char* transa, const char* transb, const typename Abi::Int* m,
+                const typename Abi::Int* n, const typename Abi::Int* k, const float* alpha,
+                const float* a, const typename Abi::Int* lda, const float* b,
+                const typename Abi::Int* ldb, const float* beta, float* c,
+                const typename Abi::Int* ldc) {
+    const int info = gemm_netlib_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    if (info != 0) {
+        Abi::xerbla("SGEMM ", info);
+        return;
+    }
+    GemmArgs g;
+    g.trans_a = is_trans_char(*transa);
+    g.trans_b = is_trans_char(*transb);
+    g.m = *m, g.n = *n, g.k = *k;
+    g.alpha = *alpha;
+    g.a = a, g.lda = *lda;
+    g.b = b, g.ldb = *ldb;
+    g.beta = *beta;
+    g.c = c, g.ldc = *ldc;
+    if (gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
+    if (dispatch_gemm(g) != RIDGE_SUCCESS) Abi::xerbla("SGEMM ", kXerblaOutOfMemory);
+}
+
+template <typename Abi>
+void sgemv_impl(const char* trans, const typename Abi::Int* m, const typename Abi::Int* n,
+                const float* alpha, const float* a, const typename Abi::Int* lda, const float* x,
+                const typename Abi::Int* incx, const float* beta, float* y,
+                const typename Abi::Int* incy) {
+    const int info = gemv_netlib_info(*trans, *m, *n, *lda, *incx, *incy);
+    if (info != 0) {
+        Abi::xerbla("SGEMV ", info);
+        return;
+    }
+    GemvArgs g;
+    g.trans = is_trans_char(*trans);
+    g.m = *m, g.n = *n, g.alpha = *alpha, g.a = a, g.lda = *lda;
+    g.x = x, g.incx = *incx, g.beta = *beta, g.y = y, g.incy = *incy;
+    if (gemv_changes_nothing(g.m, g.n, g.alpha, g.beta)) return;
+    if (dispatch_gemv(g) != RIDGE_SUCCESS) Abi::xerbla("SGEMV ", kXerblaOutOfMemory);
+}
+
+// --- CBLAS ---
+
+// Reports a failed check to cblas_xerbla; true when the call may go on.
+template <typename Abi>
+bool cblas_accepts(const char* routine, const CblasError& e) {
+    if (e.info == 0) return true;
+    Abi::cblas_xerbla(e.info, routine, e.form, e.value);
+    return false;
+}
+
+// After a checked call ran: only a failed allocation can have stopped it.
+template <typename Abi>
+void cblas_report_status(const char* routine, ridge_status status) {
+    if (status != RIDGE_SUCCESS) Abi::cblas_xerbla(kXerblaOutOfMemory, routine, "", 0);
+}
+
+// Every CBLAS GEMM with an fp32 C: cblas_sgemm (fp32 A and B) and the
+// mixed-precision ones (16-bit A and B given by `input`).
+template <typename Abi>
+void cblas_gemm_f32_output(const char* routine, Dtype input, CBLAS_LAYOUT layout,
+                           CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, typename Abi::Int m,
+                           typename Abi::Int n, typename Abi::Int k, float alpha, const void* a,
+                           typename Abi::Int lda, const void* b, typename Abi::Int ldb, float beta,
+                           float* c, typename Abi::Int ldc) {
+    GemmArgs g;
+    if (!cblas_accepts<Abi>(routine, check_cblas_gemm(layout, trans_a, trans_b, m, n, k, a, lda, b,
+                                                      ldb, ldc, &g)))
+        return;
+    g.input = input;
+    g.alpha = alpha, g.beta = beta, g.c = c;
+    if (gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
+    cblas_report_status<Abi>(routine, dispatch_gemm(g));
+}
+
+// fp16 in and out (MKL's cblas_hgemm): the product is formed and accumulated
+// in fp32 against an fp32 copy of C, then rounded to fp16 once.
+template <typename Abi>
+void cblas_hgemm_impl(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
+                      typename Abi::Int m, typename Abi::Int n, typename Abi::Int k, uint16_t alpha,
+                      const uint16_t* a, typename Abi::Int lda, const uint16_t* b,
+                      typename Abi::Int ldb, uint16_t beta, uint16_t* c, typename Abi::Int ldc) {
+    GemmArgs g;
+    if (!cblas_accepts<Abi>("cblas_hgemm", check_cblas_gemm(layout, trans_a, trans_b, m, n, k, a, lda,
+                                                            b, ldb, ldc, &g)))
+        return;
+    g.input = Dtype::f16;
+    g.alpha = f16_to_f32(alpha);
+    g.beta = f16_to_f32(beta);
+    if (gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
+    cblas_report_status<Abi>("cblas_hgemm", dispatch_gemm_f16_output(g, c, ldc));
+}
+
+// Every CBLAS GEMV with an fp32 y: cblas_sgemv, and OpenBLAS's 16-bit ones
+// (A and x of `input` elements).
+template <typename Abi>
+void cblas_gemv_f32_output(const char* routine, Dtype input, CBLAS_LAYOUT layout,
+                           CBLAS_TRANSPOSE trans, typename Abi::Int m, typename Abi::Int n,
+                           float alpha, const void* a, typename Abi::Int lda, const void* x,
+                           typename Abi::Int incx, float beta, float* y, typename Abi::Int incy) {
+    GemvArgs g;
+    if (!cblas_accepts<Abi>(routine, check_cblas_gemv(layout, trans, m, n, a, lda, x, incx, incy, &g)))
+        return;
+    g.input = input;
+    g.alpha = alpha, g.beta = beta, g.y = y;
+    if (gemv_changes_nothing(g.m, g.n, g.alpha, g.beta)) return;
+    cblas_report_status<Abi>(routine, dispatch_gemv(g));
+}
+
+// OpenBLAS's conversions (and ridge's fp16 pair): a BLAS-style strided loop,
+// negative increments walk backwards from the far end; n <= 0 does nothing.
+template <typename Abi, typename In, typename Out, Out (*convert)(In)>
+void convert_strided(typename Abi::Int n, const In* in, typename Abi::Int incin, Out* out,
+                     typename Abi::Int incout) {
+    if (n <= 0) return;
+    const int64_t len = n, in_step = incin, out_step = incout;
+    const In* src = in_step < 0 ? in - (len - 1) * in_step : in;
+    Out* dst = out_step < 0 ? out - (len - 1) * out_step : out;
+    for (int64_t i = 0; i < len; ++i) dst[i * out_step] = convert(src[i * in_step]);
+}
+
+}  // namespace ridge

@@ -1,0 +1,433 @@
+// libFuzzer over argument checking. The input bytes pick an entry point
+// (ridge_sgemm, cblas_sgemm, sgemm_, ridge_sgemv, cblas_sgemv, sgemv_) and
+// every argument: layout and transpose codes (invalid ones included), sizes
+// and leading dimensions (small, zero, negative, around their legal minimum,
+// huge), increments, NULL pointers, scalars (0, 1, others).
+//
+// Each call gets buffers exactly as large as its arguments say each operand
+// is (AddressSanitizer stops any access beyond them), and is checked against
+// an oracle written here from netlib's rules and ridge.h, independently of
+// the library's own checks:
+// - invalid: exactly one report (xerbla_, cblas_xerbla or the native handler)
+//   with the expected parameter number, and not one output element written;
+// - valid: the result within the error bound of a double reference, and
+//   nothing outside the output (leading-dimension padding, vector gaps) written.
+// A violation aborts, which libFuzzer reports with the input that caused it.
+// (beta == 0 fills the output with NaN first: none may survive, since BLAS
+// overwrites it without reading it.)
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ridge/cblas.h"
+#include "ridge/ridge.h"
+
+namespace {
+
+// What the error routines were told during one call.
+struct Report {
+    int calls = 0;
+    int64_t info = 0;
+};
+Report g_report;
+
+}  // namespace
+
+extern "C" void xerbla_(const char*, const int* info, size_t) {
+    ++g_report.calls;
+    g_report.info = *info;
+}
+
+extern "C" void cblas_xerbla(int info, const char*, const char*, ...) {
+    ++g_report.calls;
+    g_report.info = info;
+}
+
+namespace {
+
+void native_handler(ridge_status, const char*, int argument, const char*, void*) {
+    ++g_report.calls;
+    g_report.info = argument;
+}
+
+// The call under test, in words, for the report of a failure.
+char g_call[512];
+
+[[noreturn]] void fail_values(const char* what, double expected, double got) {
+    std::fprintf(stderr, "fuzz_arguments: %s: expected %.9g, got %.9g\n  in %s\n", what, expected, got, g_call);
+    std::abort();
+}
+
+[[noreturn]] void fail(const char* what, int64_t expected, int64_t got) {
+    std::fprintf(stderr, "fuzz_arguments: %s (expected %lld, got %lld)\n  in %s\n", what, (long long)expected,
+                 (long long)got, g_call);
+    std::abort();
+}
+
+// Reads the input a byte at a time; zeros once it runs out.
+class Bytes {
+public:
+    Bytes(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+    uint8_t next() { return pos_ < size_ ? data_[pos_++] : 0; }
+    template <size_t N>
+    int64_t pick(const int64_t (&choices)[N]) {
+        return choices[next() % N];
+    }
+
+private:
+    const uint8_t* data_;
+    size_t size_, pos_ = 0;
+};
+
+constexpr int64_t kMaxDim = 24;             // sizes of calls that compute
+constexpr int64_t kMaxElements = 1 << 16;   // per operand, for calls that compute
+
+// A size: mostly small, sometimes zero, negative or huge.
+int64_t size_value(Bytes& in, bool native) {
+    const uint8_t kind = in.next() % 16;
+    if (kind < 11) return in.next() % (kMaxDim + 1);
+    const int64_t odd32[] = {-1, -2, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), 0};
+    const int64_t odd64[] = {-1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                             int64_t(1) << 40, 0};
+    return native ? in.pick(odd64) : in.pick(odd32);
+}
+
+// A leading dimension near its legal minimum (or not near anything).
+int64_t ld_value(Bytes& in, int64_t minimum, bool native) {
+    const int64_t delta[] = {-1, 0, 0, 0, 1, 3, -minimum, 1000};
+    const uint8_t kind = in.next() % 10;
+    if (kind < 8) {  // saturating: the minimum itself may be huge
+        const int64_t d = delta[kind];
+        return d > 0 && minimum > std::numeric_limits<int64_t>::max() - d ? std::numeric_limits<int64_t>::max()
+                                                                          : minimum + d;
+    }
+    return size_value(in, native);
+}
+
+int64_t inc_value(Bytes& in) {
+    const int64_t choices[] = {1, 1, 1, 2, 3, -1, -2, 0};
+    return in.pick(choices);
+}
+
+float scalar_value(Bytes& in) {
+    const float choices[] = {0.0f, 1.0f, -1.0f, 0.5f, 2.0f};
+    return choices[in.next() % 5];
+}
+
+// Elements a stored matrix of `lines` lines of `length` with stride ld occupies
+// (of a valid call: ld >= length); anything beyond kMaxElements reads as
+// kMaxElements + 1, before the arithmetic could overflow.
+int64_t storage(int64_t length, int64_t lines, int64_t ld) {
+    if (length <= 0 || lines <= 0) return 0;
+    if (ld > kMaxElements || lines > kMaxElements) return kMaxElements + 1;
+    return ld * (lines - 1) + length;
+}
+
+// Elements a BLAS vector of n entries and increment inc occupies (same saturation).
+int64_t vector_storage(int64_t n, int64_t inc) {
+    if (n <= 0) return 0;
+    if (n > kMaxElements) return kMaxElements + 1;
+    return 1 + (n - 1) * (inc < 0 ? -inc : inc);
+}
+
+// --- the oracles ---
+
+bool trans_char_valid(char c) { return std::strchr("NnTtCc", c) != nullptr && c != 0; }
+bool trans_char_transposes(char c) { return c != 'N' && c != 'n'; }
+
+// netlib SGEMM's INFO for a column-major call.
+int64_t sgemm_info(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+    if (!trans_char_valid(ta)) return 1;
+    if (!trans_char_valid(tb)) return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0) return 5;
+    if (lda < std::max<int64_t>(1, trans_char_transposes(ta) ? k : m)) return 8;
+    if (ldb < std::max<int64_t>(1, trans_char_transposes(tb) ? n : k)) return 10;
+    if (ldc < std::max<int64_t>(1, m)) return 13;
+    return 0;
+}
+
+// netlib SGEMV's INFO.
+int64_t sgemv_info(char t, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy) {
+    if (!trans_char_valid(t)) return 1;
+    if (m < 0) return 2;
+    if (n < 0) return 3;
+    if (lda < std::max<int64_t>(1, m)) return 6;
+    if (incx == 0) return 8;
+    if (incy == 0) return 11;
+    return 0;
+}
+
+char trans_code_char(int64_t code) {
+    return code == CblasNoTrans ? 'N' : code == CblasTrans ? 'T' : code == CblasConjTrans ? 'C' : 0;
+}
+
+// --- one GEMM call ---
+
+enum class Door { native, cblas, fortran };
+
+void fuzz_gemm(Bytes& in, Door door) {
+    const bool native = door == Door::native;
+    const int64_t layouts[] = {CblasColMajor, CblasRowMajor, CblasColMajor, CblasRowMajor, 0, 103};
+    const int64_t trans_codes[] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasNoTrans, 114, 0};
+    const char trans_chars[] = {'N', 'T', 'C', 'n', 't', 'c', 'X', '\0'};
+    int64_t layout = door == Door::fortran ? int64_t(CblasColMajor) : in.pick(layouts);
+    int64_t ta_code = in.pick(trans_codes), tb_code = in.pick(trans_codes);
+    char ta = door == Door::fortran ? trans_chars[in.next() % 8] : trans_code_char(ta_code);
+    char tb = door == Door::fortran ? trans_chars[in.next() % 8] : trans_code_char(tb_code);
+    const bool row = layout == CblasRowMajor;
+    int64_t m = size_value(in, native), n = size_value(in, native), k = size_value(in, native);
+    if (!native) m = int32_t(m), n = int32_t(n), k = int32_t(k);
+    const bool tra = ta != 0 && trans_char_transposes(ta), trb = tb != 0 && trans_char_transposes(tb);
+    // Stored shapes: `length` elements per line, `lines` lines (row-major swaps them).
+    const int64_t a_rows = tra ? k : m, a_cols = tra ? m : k, b_rows = trb ? n : k, b_cols = trb ? k : n;
+    const int64_t a_len = row ? a_cols : a_rows, a_lines = row ? a_rows : a_cols;
+    const int64_t b_len = row ? b_cols : b_rows, b_lines = row ? b_rows : b_cols;
+    const int64_t c_len = row ? n : m, c_lines = row ? m : n;
+    int64_t lda = ld_value(in, std::max<int64_t>(1, a_len), native);
+    int64_t ldb = ld_value(in, std::max<int64_t>(1, b_len), native);
+    int64_t ldc = ld_value(in, std::max<int64_t>(1, c_len), native);
+    if (!native) lda = int32_t(lda), ldb = int32_t(ldb), ldc = int32_t(ldc);
+    const float alpha = scalar_value(in), beta = scalar_value(in);
+    const uint8_t nulls = native ? in.next() % 8 : 0;  // bit 0: a, 1: b, 2: c NULL (native only)
+
+    // The expected report.
+    int64_t expected = 0;
+    if (door == Door::fortran) {
+        expected = sgemm_info(ta, tb, m, n, k, lda, ldb, ldc);
+    } else if (layout != CblasColMajor && layout != CblasRowMajor) {
+        expected = 1;
+    } else if (ta == 0) {
+        expected = 2;
+    } else if (tb == 0) {
+        expected = 3;
+    } else if (door == Door::cblas) {
+        const int64_t info = row ? sgemm_info(tb, ta, n, m, k, ldb, lda, ldc) : sgemm_info(ta, tb, m, n, k, lda, ldb, ldc);
+        expected = info == 0 ? 0 : info + 1;
+    } else {  // native: ridge.h's positions
+        const bool reads = m > 0 && n > 0 && k > 0 && alpha != 0.0f;
+        if (m < 0) expected = 4;
+        else if (n < 0) expected = 5;
+        else if (k < 0) expected = 6;
+        else if (lda < std::max<int64_t>(1, a_len)) expected = 9;
+        else if (ldb < std::max<int64_t>(1, b_len)) expected = 11;
+        else if (ldc < std::max<int64_t>(1, c_len)) expected = 14;
+        else if (reads && (nulls & 1)) expected = 8;
+        else if (reads && (nulls & 2)) expected = 10;
+        else if (m > 0 && n > 0 && (nulls & 4)) expected = 13;
+    }
+
+    // Operands as large as the arguments say (a few elements when invalid:
+    // nothing may be touched then, and ASan sees any access past them).
+    const int64_t a_size = expected ? 4 : storage(a_len, a_lines, lda);
+    const int64_t b_size = expected ? 4 : storage(b_len, b_lines, ldb);
+    const int64_t c_size = expected ? 4 : storage(c_len, c_lines, ldc);
+    if (a_size > kMaxElements || b_size > kMaxElements || c_size > kMaxElements) return;
+    std::vector<float> a(static_cast<size_t>(a_size)), b(static_cast<size_t>(b_size)), c(static_cast<size_t>(c_size));
+    for (float& v : a) v = float(int(in.next() % 9) - 4);
+    for (float& v : b) v = float(int(in.next() % 9) - 4);
+    for (float& v : c) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
+    const std::vector<float> c0 = c;
+    const float* pa = (nulls & 1) ? nullptr : (a.empty() ? nullptr : a.data());
+    const float* pb = (nulls & 2) ? nullptr : (b.empty() ? nullptr : b.data());
+    float* pc = (nulls & 4) ? nullptr : (c.empty() ? nullptr : c.data());
+
+    std::snprintf(g_call, sizeof g_call,
+                  "%s gemm layout=%lld ta=%lld/'%c' tb=%lld/'%c' m=%lld n=%lld k=%lld alpha=%g lda=%lld ldb=%lld "
+                  "beta=%g ldc=%lld nulls=%d",
+                  door == Door::native ? "native" : door == Door::cblas ? "cblas" : "fortran", (long long)layout,
+                  (long long)ta_code, ta ? ta : '0', (long long)tb_code, tb ? tb : '0', (long long)m, (long long)n,
+                  (long long)k, double(alpha), (long long)lda, (long long)ldb, double(beta), (long long)ldc, nulls);
+    g_report = Report{};
+    if (door == Door::native) {
+        const ridge_status s = ridge_sgemm(ridge_layout(layout), ridge_transpose(ta_code), ridge_transpose(tb_code), m,
+                                           n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc);
+        if ((s == RIDGE_INVALID_ARGUMENT) != (expected != 0)) fail("ridge_sgemm status", expected, s);
+        if (s != RIDGE_SUCCESS && s != RIDGE_INVALID_ARGUMENT) fail("ridge_sgemm status", 0, s);
+    } else if (door == Door::cblas) {
+        cblas_sgemm(CBLAS_LAYOUT(layout), CBLAS_TRANSPOSE(ta_code), CBLAS_TRANSPOSE(tb_code), int(m), int(n), int(k),
+                    alpha, pa, int(lda), pb, int(ldb), beta, pc, int(ldc));
+    } else {
+        const int im = int(m), in_ = int(n), ik = int(k), ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
+        sgemm_(&ta, &tb, &im, &in_, &ik, &alpha, pa, &ilda, pb, &ildb, &beta, pc, &ildc);
+    }
+    if (expected != 0) {
+        if (g_report.calls != 1) fail("reports for an invalid GEMM", 1, g_report.calls);
+        if (g_report.info != expected) fail("GEMM parameter number", expected, g_report.info);
+        if (std::memcmp(c.data(), c0.data(), c.size() * sizeof(float)) != 0) fail("invalid GEMM wrote C", 0, 1);
+        return;
+    }
+    if (g_report.calls != 0) fail("reports for a valid GEMM", 0, g_report.calls);
+    // The reference, element by element of C as stored (none when C is empty:
+    // m may then be 2^31 - 1 with n = 0).
+    for (int64_t i = 0; i < m && n > 0; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0.0, magnitude = 0.0;
+            if (alpha != 0.0f)
+                for (int64_t p = 0; p < k; ++p) {
+                    const int64_t ai = tra ? p : i, aj = tra ? i : p, bi = trb ? j : p, bj = trb ? p : j;
+                    const double av = a[size_t(row ? ai * lda + aj : ai + aj * lda)];
+                    const double bv = b[size_t(row ? bi * ldb + bj : bi + bj * ldb)];
+                    sum += av * bv;
+                    magnitude += std::fabs(av * bv);
+                }
+            const size_t at = size_t(row ? i * ldc + j : i + j * ldc);
+            const double want = double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c0[at]));
+            const double bound = 4.0 * double(k + 2) * std::numeric_limits<float>::epsilon() *
+                                     (std::fabs(alpha) * magnitude + (beta == 0.0f ? 0.0 : std::fabs(beta * c0[at]))) +
+                                 1e-30;
+            if (!(std::fabs(double(c[at]) - want) <= bound)) fail_values("GEMM result", want, c[at]);
+        }
+    // Padding between lines of C untouched (C may have no element at all and
+    // 2^31 - 1 empty lines: only lines that start inside the buffer are walked).
+    for (int64_t line = 0; line < c_lines && line * ldc < c_size; ++line)
+        for (int64_t e = c_len; e < ldc && line * ldc + e < c_size; ++e) {
+            const size_t at = size_t(line * ldc + e);
+            if (std::memcmp(&c[at], &c0[at], sizeof(float)) != 0) fail("GEMM wrote padding of C at", int64_t(at), 0);
+        }
+}
+
+// --- one GEMV call ---
+
+void fuzz_gemv(Bytes& in, Door door) {
+    const bool native = door == Door::native;
+    const int64_t layouts[] = {CblasColMajor, CblasRowMajor, CblasColMajor, 0};
+    const int64_t trans_codes[] = {CblasNoTrans, CblasTrans, CblasConjTrans, 114};
+    const char trans_chars[] = {'N', 'T', 'C', 'n', 't', 'X'};
+    const int64_t layout = door == Door::fortran ? int64_t(CblasColMajor) : in.pick(layouts);
+    const int64_t t_code = in.pick(trans_codes);
+    const char t = door == Door::fortran ? trans_chars[in.next() % 6] : trans_code_char(t_code);
+    const bool row = layout == CblasRowMajor;
+    int64_t m = size_value(in, native), n = size_value(in, native);
+    if (!native) m = int32_t(m), n = int32_t(n);
+    const int64_t a_len = row ? n : m, a_lines = row ? m : n;
+    int64_t lda = ld_value(in, std::max<int64_t>(1, a_len), native);
+    if (!native) lda = int32_t(lda);
+    const int64_t incx = inc_value(in), incy = inc_value(in);
+    const float alpha = scalar_value(in), beta = scalar_value(in);
+    const bool trans = t != 0 && trans_char_transposes(t);
+    const int64_t lenx = trans ? m : n, leny = trans ? n : m;
+
+    int64_t expected = 0;
+    if (door == Door::fortran) {
+        expected = sgemv_info(t, m, n, lda, incx, incy);
+    } else if (layout != CblasColMajor && layout != CblasRowMajor) {
+        expected = 1;
+    } else if (t == 0) {
+        expected = 2;
+    } else if (door == Door::cblas) {
+        // Row-major: the call on A^T (trans flipped, m and n swapped).
+        const int64_t info = row ? sgemv_info(trans ? 'N' : 'T', n, m, lda, incx, incy)
+                                 : sgemv_info(t, m, n, lda, incx, incy);
+        expected = info == 0 ? 0 : info + 1;
+    } else {
+        if (m < 0) expected = 3;
+        else if (n < 0) expected = 4;
+        else if (lda < std::max<int64_t>(1, a_len)) expected = 7;
+        else if (incx == 0) expected = 9;
+        else if (incy == 0) expected = 12;
+    }
+
+    const int64_t a_size = expected ? 4 : storage(a_len, a_lines, lda);
+    const int64_t x_size = expected ? 4 : vector_storage(lenx, incx);
+    const int64_t y_size = expected ? 4 : vector_storage(leny, incy);
+    if (a_size > kMaxElements || x_size > kMaxElements || y_size > kMaxElements) return;
+    std::vector<float> a(static_cast<size_t>(a_size)), x(static_cast<size_t>(x_size)), y(static_cast<size_t>(y_size));
+    for (float& v : a) v = float(int(in.next() % 9) - 4);
+    for (float& v : x) v = float(int(in.next() % 9) - 4);
+    for (float& v : y) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
+    const std::vector<float> y0 = y;
+    const float* pa = a.empty() ? nullptr : a.data();
+    const float* px = x.empty() ? nullptr : x.data();
+    float* py = y.empty() ? nullptr : y.data();
+
+    std::snprintf(g_call, sizeof g_call,
+                  "%s gemv layout=%lld t=%lld/'%c' m=%lld n=%lld alpha=%g lda=%lld incx=%lld beta=%g incy=%lld",
+                  door == Door::native ? "native" : door == Door::cblas ? "cblas" : "fortran", (long long)layout,
+                  (long long)t_code, t ? t : '0', (long long)m, (long long)n, double(alpha), (long long)lda,
+                  (long long)incx, double(beta), (long long)incy);
+    g_report = Report{};
+    if (door == Door::native) {
+        const ridge_status s = ridge_sgemv(ridge_layout(layout), ridge_transpose(t_code), m, n, alpha, pa, lda, px,
+                                           incx, beta, py, incy);
+        if ((s == RIDGE_INVALID_ARGUMENT) != (expected != 0)) fail("ridge_sgemv status", expected, s);
+        if (s != RIDGE_SUCCESS && s != RIDGE_INVALID_ARGUMENT) fail("ridge_sgemv status", 0, s);
+    } else if (door == Door::cblas) {
+        cblas_sgemv(CBLAS_LAYOUT(layout), CBLAS_TRANSPOSE(t_code), int(m), int(n), alpha, pa, int(lda), px, int(incx),
+                    beta, py, int(incy));
+    } else {
+        const int im = int(m), in_ = int(n), ilda = int(lda), iincx = int(incx), iincy = int(incy);
+        sgemv_(&t, &im, &in_, &alpha, pa, &ilda, px, &iincx, &beta, py, &iincy);
+    }
+    if (expected != 0) {
+        if (g_report.calls != 1) fail("reports for an invalid GEMV", 1, g_report.calls);
+        if (g_report.info != expected) fail("GEMV parameter number", expected, g_report.info);
+        if (std::memcmp(y.data(), y0.data(), y.size() * sizeof(float)) != 0) fail("invalid GEMV wrote y", 0, 1);
+        return;
+    }
+    if (g_report.calls != 0) fail("reports for a valid GEMV", 0, g_report.calls);
+    // Element q of a vector: BLAS order (negative increments start at the far end).
+    auto index = [](int64_t q, int64_t len, int64_t inc) { return inc > 0 ? q * inc : (q - len + 1) * inc; };
+    const bool quick = m == 0 || n == 0 || (alpha == 0.0f && beta == 1.0f);
+    std::vector<bool> is_element(y.size(), false);
+    for (int64_t q = 0; q < leny; ++q) {
+        const size_t at = size_t(index(q, leny, incy));
+        is_element[at] = true;
+        if (quick) continue;
+        double sum = 0.0, magnitude = 0.0;
+        if (alpha != 0.0f)
+            for (int64_t p = 0; p < lenx; ++p) {
+                // op(A)(q, p) of the caller's A (m x n in its layout).
+                const int64_t i = trans ? p : q, j = trans ? q : p;
+                const double av = a[size_t(row ? i * lda + j : i + j * lda)];
+                const double xv = x[size_t(index(p, lenx, incx))];
+                sum += av * xv;
+                magnitude += std::fabs(av * xv);
+            }
+        const double want = double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(y0[at]));
+        const double bound = 4.0 * double(lenx + 2) * std::numeric_limits<float>::epsilon() *
+                                 (std::fabs(alpha) * magnitude + (beta == 0.0f ? 0.0 : std::fabs(beta * y0[at]))) +
+                             1e-30;
+        if (!(std::fabs(double(y[at]) - want) <= bound)) fail_values("GEMV result", want, y[at]);
+    }
+    for (size_t i = 0; i < y.size(); ++i)
+        if ((quick || !is_element[i]) && std::memcmp(&y[i], &y0[i], sizeof(float)) != 0)
+            fail("GEMV wrote outside y's elements (or during a quick return) at", int64_t(i), 0);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const bool once = [] {
+        ridge_set_error_handler(native_handler, nullptr);
+        return true;
+    }();
+    (void)once;
+    Bytes in(data, size);
+    switch (in.next() % 6) {
+        case 0:
+            fuzz_gemm(in, Door::native);
+            break;
+        case 1:
+            fuzz_gemm(in, Door::cblas);
+            break;
+        case 2:
+            fuzz_gemm(in, Door::fortran);
+            break;
+        case 3:
+            fuzz_gemv(in, Door::native);
+            break;
+        case 4:
+            fuzz_gemv(in, Door::cblas);
+            break;
+        default:
+            fuzz_gemv(in, Door::fortran);
+            break;
+    }
+    return 0;
+}
