@@ -643,7 +643,7 @@ int roofline_main(int argc, char** argv) {
     std::fprintf(stderr, "roofline: machine\n");
     Json machine;
     machine["hostname"] = host_name();
-    machine["cpu_vendor"] = cpu.vendor;
+    machine["cpu_vendor"] = std::string(cpu.vendor);
     machine["cpu_family"] = cpu.family;
     machine["cpu_model"] = cpu.model;
     machine["cpu_brand"] = cpu_brand();
@@ -923,7 +923,7 @@ int roofline_main(int argc, char** argv) {
     std::snprintf(sub, sizeof sub,
                   "%s family %d model %d, clock ~%.2f GHz; roofs: medians of this run (read bandwidth, zmm loads); "
                   "ridge %s",
-                  cpu.vendor.c_str(), cpu.family, cpu.model, clock.median, ridge_version());
+                  cpu.vendor, cpu.family, cpu.model, clock.median, ridge_version());
     plot.set_subtitle(sub);
     for (const auto& [name, gbps] : read_1t) plot.add_memory_roof(name, gbps);
     for (const auto& [name, gflops] : peaks_1t) plot.add_compute_roof(name, gflops);

@@ -262,7 +262,7 @@ TEST(Gemm16, KernelsFollowRidgeIsa) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const std::string bf16_kernel = ridge_gemm_kernel_name(RIDGE_BF16), f16_kernel = ridge_gemm_kernel_name(RIDGE_F16);
     SCOPED_TRACE("bf16: " + bf16_kernel + " / " + cfg.gemm(ridge::Dtype::bf16).kernel->pack_name + " (" +
-                 cfg.bf16_reason + "); f16: " + f16_kernel + " / " + cfg.gemm(ridge::Dtype::f16).kernel->pack_name);
+                 cfg.bf16_reason.c_str() + "); f16: " + f16_kernel + " / " + cfg.gemm(ridge::Dtype::f16).kernel->pack_name);
     // The public name and the runtime's choice are one and the same kernel.
     EXPECT_EQ(bf16_kernel, cfg.gemm(ridge::Dtype::bf16).kernel->name);
     EXPECT_EQ(f16_kernel, cfg.gemm(ridge::Dtype::f16).kernel->name);
@@ -301,7 +301,7 @@ TEST(Gemm16, KernelsFollowRidgeIsa) {
     EXPECT_EQ(std::string(want->f16_pack), cfg.gemm(ridge::Dtype::f16).kernel->pack_name);
     if (isa == ridge::Isa::avx512bf16) {
         // Forced, the native kernel is taken without the probe, and its K-pairs make KC even.
-        EXPECT_NE(std::string::npos, cfg.bf16_reason.find("forced")) << cfg.bf16_reason;
+        EXPECT_TRUE(cfg.bf16_reason.contains("forced")) << cfg.bf16_reason.c_str();
         EXPECT_EQ(2, cfg.gemm(ridge::Dtype::bf16).kernel->k_group);
         EXPECT_EQ(2, cfg.gemm(ridge::Dtype::bf16).kernel->packed_bytes);
     }

@@ -23,6 +23,12 @@ constexpr int64_t MiB = 1024 * KiB;
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+// The library keeps its explanations in fixed arrays (ridge::FixedText); the tests compare strings.
+template <size_t N>
+std::string text(const ridge::FixedText<N>& t) { return t.c_str(); }
+
+CacheTopology checked(const std::vector<RawCache>& raw) { return ridge::checked_topology(raw.data(), raw.size()); }
+
 // The figures of a level the checks accepted as hwloc gave them (per-core share).
 void expect_from_hwloc(const CacheLevel& c, int level, int64_t share, int ways, int line, int sharing) {
     SCOPED_TRACE("L" + std::to_string(level));
@@ -31,23 +37,23 @@ void expect_from_hwloc(const CacheLevel& c, int level, int64_t share, int ways, 
     EXPECT_EQ(ways, c.ways);
     EXPECT_EQ(line, c.line_bytes);
     EXPECT_EQ(sharing, c.cores_sharing);
-    EXPECT_EQ("hwloc", c.source);
+    EXPECT_EQ("hwloc", text(c.source));
 }
 
 // A level replaced by its documented fallback.
 void expect_fallback(const CacheLevel& c, const CacheLevel& fallback) {
-    SCOPED_TRACE("L" + std::to_string(fallback.level) + " source '" + c.source + "'");
+    SCOPED_TRACE("L" + std::to_string(fallback.level) + " source '" + text(c.source) + "'");
     EXPECT_EQ(fallback.level, c.level);
     EXPECT_EQ(fallback.size_bytes, c.size_bytes);
     EXPECT_EQ(fallback.ways, c.ways);
     EXPECT_EQ(fallback.line_bytes, c.line_bytes);
-    EXPECT_TRUE(starts_with(c.source, "fallback")) << c.source;
+    EXPECT_TRUE(starts_with(text(c.source), "fallback")) << text(c.source);
 }
 
 // A note mentions level `level` ("L<level>").
 bool has_note_for(const CacheTopology& t, int level) {
-    for (const std::string& n : t.notes)
-        if (starts_with(n, "L" + std::to_string(level))) return true;
+    for (int i = 0; i < t.note_count; ++i)
+        if (starts_with(text(t.notes[i]), "L" + std::to_string(level))) return true;
     return false;
 }
 
@@ -59,17 +65,17 @@ std::vector<RawCache> sane_raw() {
 // --- Topology rules ---
 
 TEST(Topology, SaneTopologyPassesUnchanged) {
-    const CacheTopology t = ridge::checked_topology(sane_raw());
+    const CacheTopology t = checked(sane_raw());
     expect_from_hwloc(t.l1, 1, 48 * KiB, 12, 64, 1);
     expect_from_hwloc(t.l2, 2, 2 * MiB, 16, 64, 1);
     expect_from_hwloc(t.l3, 3, 4 * MiB, 16, 64, 8);  // 32 MiB / 8 cores
-    EXPECT_TRUE(t.notes.empty()) << t.notes.front();
+    EXPECT_EQ(0, t.note_count) << text(t.notes[0]);
 }
 
 TEST(Topology, OrderOfHwlocEntriesDoesNotMatter) {
     std::vector<RawCache> raw = sane_raw();
     std::swap(raw[0], raw[2]);
-    const CacheTopology t = ridge::checked_topology(raw);
+    const CacheTopology t = checked(raw);
     expect_from_hwloc(t.l1, 1, 48 * KiB, 12, 64, 1);
     expect_from_hwloc(t.l3, 3, 4 * MiB, 16, 64, 8);
 }
@@ -85,23 +91,23 @@ TEST(Topology, ThisVmsL3IsRejected) {
     };
     for (size_t v = 0; v < vms.size(); ++v) {
         SCOPED_TRACE("VM topology " + std::to_string(v));
-        const CacheTopology t = ridge::checked_topology(vms[v]);
+        const CacheTopology t = checked(vms[v]);
         expect_from_hwloc(t.l1, 1, 48 * KiB, 12, 64, 1);
         expect_from_hwloc(t.l2, 2, 2 * MiB, 16, 64, 1);
         expect_fallback(t.l3, ridge::fallback_l3());
-        ASSERT_EQ(1u, t.notes.size());
-        EXPECT_TRUE(has_note_for(t, 3)) << t.notes[0];
+        ASSERT_EQ(1u, size_t(t.note_count));
+        EXPECT_TRUE(has_note_for(t, 3)) << text(t.notes[0]);
     }
 }
 
 // Associativity 0 (unknown) everywhere: every level falls back, one note each.
 TEST(Topology, AssociativityZeroEverywhere) {
-    const CacheTopology t = ridge::checked_topology(
+    const CacheTopology t = checked(
         {{1, 48 * KiB, 0, 64, 1}, {2, 2 * MiB, 0, 64, 1}, {3, 480 * MiB, 0, 64, 2}});
     expect_fallback(t.l1, ridge::fallback_l1());
     expect_fallback(t.l2, ridge::fallback_l2());
     expect_fallback(t.l3, ridge::fallback_l3());
-    EXPECT_EQ(3u, t.notes.size());
+    EXPECT_EQ(3u, size_t(t.note_count));
     for (int level = 1; level <= 3; ++level) EXPECT_TRUE(has_note_for(t, level)) << "L" << level;
 }
 
@@ -112,15 +118,15 @@ TEST(Topology, NonPositiveWaysRejected) {
             SCOPED_TRACE("L" + std::to_string(level) + " ways=" + std::to_string(ways));
             std::vector<RawCache> raw = sane_raw();
             raw[size_t(level - 1)].ways = ways;
-            const CacheTopology t = ridge::checked_topology(raw);
+            const CacheTopology t = checked(raw);
             const CacheLevel* levels[] = {&t.l1, &t.l2, &t.l3};
             const CacheLevel fallbacks[] = {ridge::fallback_l1(), ridge::fallback_l2(), ridge::fallback_l3()};
             expect_fallback(*levels[level - 1], fallbacks[level - 1]);
-            ASSERT_EQ(1u, t.notes.size());
+            ASSERT_EQ(1u, size_t(t.note_count));
             EXPECT_TRUE(has_note_for(t, level));
             for (int other = 1; other <= 3; ++other)
                 if (other != level) {
-                    EXPECT_EQ("hwloc", levels[other - 1]->source) << "L" << other;
+                    EXPECT_EQ("hwloc", text(levels[other - 1]->source)) << "L" << other;
                 }
         }
 }
@@ -131,17 +137,17 @@ TEST(Topology, LineSizeMustBePowerOfTwo) {
         SCOPED_TRACE("line=" + std::to_string(line));
         std::vector<RawCache> raw = sane_raw();
         raw[0].line_bytes = line;
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         expect_fallback(t.l1, ridge::fallback_l1());
         EXPECT_TRUE(has_note_for(t, 1));
     }
     std::vector<RawCache> raw = sane_raw();
     for (RawCache& c : raw) c.line_bytes = 128;
-    const CacheTopology t = ridge::checked_topology(raw);
-    EXPECT_EQ("hwloc", t.l1.source);
+    const CacheTopology t = checked(raw);
+    EXPECT_EQ("hwloc", text(t.l1.source));
     EXPECT_EQ(128, t.l1.line_bytes);
     EXPECT_EQ(128, t.l3.line_bytes);
-    EXPECT_TRUE(t.notes.empty());
+    EXPECT_TRUE((t.note_count == 0));
 }
 
 // Per-core shares above the largest of any real core are rejected; at the bound they pass.
@@ -165,14 +171,14 @@ TEST(Topology, PerCoreShareCaps) {
         std::vector<RawCache> raw = {{1, 32 * KiB, 8, 64, 1}, {2, 1 * MiB, 16, 64, 1}, {3, 32 * MiB, 16, 64, 1}};
         raw[size_t(c.level - 1)].size_bytes = c.size;
         raw[size_t(c.level - 1)].cores_sharing = c.sharing;
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         const CacheLevel* got = c.level == 1 ? &t.l1 : c.level == 2 ? &t.l2 : &t.l3;
         if (c.accepted) {
-            EXPECT_EQ("hwloc", got->source);
+            EXPECT_EQ("hwloc", text(got->source));
             EXPECT_EQ(c.size / c.sharing, got->size_bytes);
             EXPECT_FALSE(has_note_for(t, c.level));
         } else {
-            EXPECT_TRUE(starts_with(got->source, "fallback")) << got->source;
+            EXPECT_TRUE(starts_with(text(got->source), "fallback")) << text(got->source);
             EXPECT_TRUE(has_note_for(t, c.level));
         }
     }
@@ -184,7 +190,7 @@ TEST(Topology, MissingOrTinySizeRejected) {
         SCOPED_TRACE("L1 size " + std::to_string(size));
         std::vector<RawCache> raw = sane_raw();
         raw[0].size_bytes = size;
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         expect_fallback(t.l1, ridge::fallback_l1());
         EXPECT_TRUE(has_note_for(t, 1));
     }
@@ -193,29 +199,29 @@ TEST(Topology, MissingOrTinySizeRejected) {
 // Levels hwloc did not report fall back, each with a note; nothing at all gives all three.
 TEST(Topology, MissingLevelsFallBack) {
     {
-        const CacheTopology t = ridge::checked_topology({});
+        const CacheTopology t = checked({});
         expect_fallback(t.l1, ridge::fallback_l1());
         expect_fallback(t.l2, ridge::fallback_l2());
         expect_fallback(t.l3, ridge::fallback_l3());
-        EXPECT_EQ(3u, t.notes.size());
+        EXPECT_EQ(3u, size_t(t.note_count));
     }
     {
         // No L3 (many small cores), and an L4 that must be ignored.
         std::vector<RawCache> raw = {sane_raw()[0], sane_raw()[1], {4, 128 * MiB, 16, 64, 1}};
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         expect_from_hwloc(t.l1, 1, 48 * KiB, 12, 64, 1);
         expect_from_hwloc(t.l2, 2, 2 * MiB, 16, 64, 1);
         expect_fallback(t.l3, ridge::fallback_l3());
-        ASSERT_EQ(1u, t.notes.size());
+        ASSERT_EQ(1u, size_t(t.note_count));
         EXPECT_TRUE(has_note_for(t, 3));
     }
     {
         // No L2.
         std::vector<RawCache> raw = {sane_raw()[0], sane_raw()[2]};
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         expect_fallback(t.l2, ridge::fallback_l2());
-        EXPECT_EQ("hwloc", t.l1.source);
-        EXPECT_EQ("hwloc", t.l3.source);
+        EXPECT_EQ("hwloc", text(t.l1.source));
+        EXPECT_EQ("hwloc", text(t.l3.source));
         EXPECT_TRUE(has_note_for(t, 2));
     }
 }
@@ -223,10 +229,10 @@ TEST(Topology, MissingLevelsFallBack) {
 // An L2 larger than this core's L3 share: the L3 (the level that is smaller than
 // the one below it) is not believed; its replacement is at least twice the L2.
 TEST(Topology, L2LargerThanL3) {
-    const CacheTopology t = ridge::checked_topology(
+    const CacheTopology t = checked(
         {{1, 48 * KiB, 12, 64, 1}, {2, 4 * MiB, 16, 64, 1}, {3, 16 * MiB, 16, 64, 8}});  // L3 share 2 MiB
     expect_from_hwloc(t.l2, 2, 4 * MiB, 16, 64, 1);
-    EXPECT_TRUE(starts_with(t.l3.source, "fallback")) << t.l3.source;
+    EXPECT_TRUE(starts_with(text(t.l3.source), "fallback")) << text(t.l3.source);
     EXPECT_GE(t.l3.size_bytes, 2 * t.l2.size_bytes);
     EXPECT_EQ(ridge::fallback_l3().ways, t.l3.ways);
     EXPECT_TRUE(has_note_for(t, 3));
@@ -245,11 +251,11 @@ TEST(Topology, RandomGarbageAlwaysGivesAUsableTopology) {
         std::vector<RawCache> raw;
         for (int i = count(rng); i > 0; --i)
             raw.push_back({level(rng), kib(rng) * KiB, ways(rng), lines[line_pick(rng)], sharing(rng)});
-        const CacheTopology t = ridge::checked_topology(raw);
+        const CacheTopology t = checked(raw);
         const CacheLevel* levels[] = {&t.l1, &t.l2, &t.l3};
         for (int l = 0; l < 3; ++l) {
             const CacheLevel& c = *levels[l];
-            ASSERT_TRUE(c.source == "hwloc" || starts_with(c.source, "fallback")) << c.source;
+            ASSERT_TRUE(text(c.source) == "hwloc" || starts_with(text(c.source), "fallback")) << text(c.source);
             ASSERT_EQ(l + 1, c.level);
             ASSERT_GT(c.ways, 0);
             ASSERT_GT(c.line_bytes, 0);
@@ -277,11 +283,11 @@ TEST(Topology, MachineTopologyIsUsable) {
     const int64_t caps[] = {64 * KiB, 4 * MiB, 32 * MiB};
     for (int l = 0; l < 3; ++l) {
         const CacheLevel& c = *levels[l];
-        SCOPED_TRACE("L" + std::to_string(l + 1) + " " + c.source);
-        EXPECT_TRUE(c.source == "hwloc" || starts_with(c.source, "fallback"));
+        SCOPED_TRACE("L" + std::to_string(l + 1) + " " + text(c.source));
+        EXPECT_TRUE(text(c.source) == "hwloc" || starts_with(text(c.source), "fallback"));
         EXPECT_GT(c.ways, 0);
         EXPECT_EQ(0, c.line_bytes & (c.line_bytes - 1));
-        EXPECT_LE(c.size_bytes, c.source == "hwloc" ? caps[l] : INT64_MAX);
+        EXPECT_LE(c.size_bytes, text(c.source) == "hwloc" ? caps[l] : INT64_MAX);
         if (l > 0) {
             EXPECT_GE(c.size_bytes, levels[l - 1]->size_bytes);
         }
@@ -347,7 +353,7 @@ TEST(Model, RefKernelOnFallbackCaches) {
 // This VM as hwloc reports it (L3 rejected, the 4 MiB 16-way fallback in its place)
 // gives exactly the first hand-worked case.
 TEST(Model, ThisVmThroughTheChecks) {
-    const CacheTopology t = ridge::checked_topology(
+    const CacheTopology t = checked(
         {{1, 48 * KiB, 12, 64, 1}, {2, 2 * MiB, 16, 64, 1}, {3, 480 * MiB, 16, 64, 2}});
     const ridge::BlockingParams bp = ridge::blocking_from_model(t, 32, 12, 4);
     EXPECT_EQ(256, bp.KC);
@@ -402,7 +408,7 @@ TEST(Model, InvariantsForEveryKernelAndCommonCaches) {
         for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
             SCOPED_TRACE("machine " + std::to_string(i) + " " + k.name);
             const ridge::BlockingParams bp =
-                ridge::blocking_from_model(ridge::checked_topology(machines[i]), k.MR, k.NR, 4);
+                ridge::blocking_from_model(checked(machines[i]), k.MR, k.NR, 4);
             EXPECT_GT(bp.KC, 0);
             EXPECT_EQ(0, bp.KC % 8);
             EXPECT_GT(bp.MC, 0);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -55,11 +56,9 @@ CpuFeatures detect() {
     const unsigned max_leaf = __get_cpuid_max(0, nullptr);
     if (max_leaf == 0) return f;
     CpuidRegs v = cpuid(0, 0);
-    char vendor[13] = {};
-    std::memcpy(vendor + 0, &v.ebx, 4);
-    std::memcpy(vendor + 4, &v.edx, 4);
-    std::memcpy(vendor + 8, &v.ecx, 4);
-    f.vendor = vendor;
+    std::memcpy(f.vendor + 0, &v.ebx, 4);
+    std::memcpy(f.vendor + 4, &v.edx, 4);
+    std::memcpy(f.vendor + 8, &v.ecx, 4);
 
     CpuidRegs l1 = cpuid(1, 0);
     const int base_family = (l1.eax >> 8) & 0xf;
@@ -144,9 +143,9 @@ const char* isa_name(Isa isa) {
     return "?";
 }
 
-bool parse_isa(const std::string& text, Isa* out) {
+bool parse_isa(const char* text, Isa* out) {
     for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512bf16, Isa::amx}) {
-        if (text == isa_name(isa)) {
+        if (std::strcmp(text, isa_name(isa)) == 0) {
             *out = isa;
             return true;
         }

@@ -1,7 +1,6 @@
 // What the CPU and the OS let ridge run, read once from CPUID and XGETBV.
 #pragma once
 
-#include <string>
 
 namespace ridge {
 
@@ -10,7 +9,7 @@ namespace ridge {
 enum class Isa { ref = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3, amx = 4 };
 
 struct CpuFeatures {
-    std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
+    char vendor[16] = {};  // "GenuineIntel", "AuthenticAMD", ... (12 characters and a NUL)
     int family = 0;      // display family and model, as /proc/cpuinfo shows them
     int model = 0;
     bool fma = false, avx2 = false, f16c = false;
@@ -32,6 +31,6 @@ bool cpu_supports(Isa isa);
 Isa best_supported_isa();
 
 const char* isa_name(Isa isa);
-bool parse_isa(const std::string& text, Isa* out);
+bool parse_isa(const char* text, Isa* out);
 
 }  // namespace ridge

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <cstring>
 
 #include "gemm/workspace.h"
 #include "kernels/convert_kernels.h"
@@ -50,7 +51,9 @@ bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
 }
 
 bool use_small_path(const GemmKernel& kernel, const GemmArgs& g) {
-    const double padded_a = double((g.m + kernel.MR - 1) / kernel.MR * kernel.MR) * double(g.k);
+    // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
+    const double panels = std::ceil(double(g.m) / double(kernel.MR));
+    const double padded_a = panels * double(kernel.MR) * double(g.k);
     return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= kSmallPathMaxAFloats &&
            double(g.m) * double(g.n) * double(g.k) <= kSmallPathMaxVolume;
 }
@@ -63,17 +66,17 @@ const char* env(const char* name) {
 void choose_isa(RuntimeConfig& cfg) {
     const Isa best = best_supported_isa();
     cfg.isa = best;
-    cfg.isa_reason = std::string("best ISA this CPU and OS support (CPUID, XGETBV): ") + isa_name(best);
+    cfg.isa_reason.set("best ISA this CPU and OS support (CPUID, XGETBV): %s", isa_name(best));
     const char* forced = env("RIDGE_ISA");
     if (forced == nullptr) return;
     Isa wanted;
     if (!parse_isa(forced, &wanted)) {
-        cfg.isa_reason += std::string("; RIDGE_ISA=") + forced + " is not one of avx512bf16, avx512, avx2, ref: ignored";
+        cfg.isa_reason.append("; RIDGE_ISA=%s is not one of amx, avx512bf16, avx512, avx2, ref: ignored", forced);
     } else if (!cpu_supports(wanted)) {
-        cfg.isa_reason += std::string("; RIDGE_ISA=") + forced + " is not supported here: ignored";
+        cfg.isa_reason.append("; RIDGE_ISA=%s is not supported here: ignored", forced);
     } else {
         cfg.isa = wanted;
-        cfg.isa_reason = std::string("forced by RIDGE_ISA=") + forced;
+        cfg.isa_reason.set("forced by RIDGE_ISA=%s", forced);
     }
 }
 
@@ -91,7 +94,7 @@ void print_config(const RuntimeConfig& cfg) {
     for (const CacheLevel* c : {&topo.l1, &topo.l2, &topo.l3})
         std::fprintf(stderr, "ridge: L%d %lld KiB per core, %d-way, %d B lines [%s]\n", c->level,
                      (long long)(c->size_bytes / 1024), c->ways, c->line_bytes, c->source.c_str());
-    for (const std::string& note : topo.notes) std::fprintf(stderr, "ridge: note: %s\n", note.c_str());
+    for (int i = 0; i < topo.note_count; ++i) std::fprintf(stderr, "ridge: note: %s\n", topo.notes[i].c_str());
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
         const GemmChoice& choice = cfg.gemm(input);
         const BlockingParams& bp = choice.blocking;
@@ -141,16 +144,16 @@ void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
     std::snprintf(line, sizeof line, "measured vdpbf16ps %.0f GFLOP/s vs fp32 FMA %.0f GFLOP/s", native * 1e-9,
                   fp32 * 1e-9);
     if (native > 1.2 * fp32) {
-        cfg.bf16_reason = std::string("vdpbf16ps kernel: ") + line;
+        cfg.bf16_reason.set("vdpbf16ps kernel: %s", line);
         return;
     }
     choice.kernel = find_gemm_kernel(Dtype::bf16, Isa::avx512);
-    cfg.bf16_reason = std::string("converting to fp32 while packing: ") + line;
+    cfg.bf16_reason.set("converting to fp32 while packing: %s", line);
 }
 
 RuntimeConfig make_config() {
     RuntimeConfig cfg;
-    cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::string(env("RIDGE_VERBOSE")) != "0";
+    cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::strcmp(env("RIDGE_VERBOSE"), "0") != 0;
     choose_isa(cfg);
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
         cfg.gemv[int(input)] = find_gemv_kernel(input, cfg.isa);

@@ -2,10 +2,10 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "gemm/gemm.h"
 #include "gemm/gemv.h"
+#include "util/fixed_text.h"
 
 namespace ridge {
 
@@ -18,10 +18,10 @@ struct GemmChoice {
 // What the library decided once, at first use.
 struct RuntimeConfig {
     Isa isa = Isa::ref;                  // the highest ISA kernels are taken from
-    std::string isa_reason;              // why that ISA (RIDGE_ISA, CPUID, ...)
+    FixedText<160> isa_reason;           // why that ISA (RIDGE_ISA, CPUID, ...)
     GemmChoice choices[3];               // indexed by Dtype
     const GemvKernel* gemv[3] = {};      // indexed by Dtype
-    std::string bf16_reason;             // why bf16 runs on the kernel it does
+    FixedText<160> bf16_reason;          // why bf16 runs on the kernel it does
     int default_threads = 1;             // RIDGE_NUM_THREADS, else OpenMP's max threads
     bool verbose = false;                // RIDGE_VERBOSE
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }

@@ -191,9 +191,9 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
 ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     const GemmKernel& ker = *plan.kernel;
     const Schedule s = make_schedule(g, ker, plan.blocking, std::max(1, plan.threads));
-    Workspace& ws = this_thread_workspace();
+    Workspace* ws = this_thread_workspace();
     Buffers buf;
-    if (!reserve(ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
+    if (ws == nullptr || !reserve(*ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
         run_thread(g, ker, s, buf, 0, plan.traffic);
@@ -218,7 +218,7 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (short_team) {
         const Schedule one = make_schedule(g, ker, plan.blocking, 1);
         Buffers one_buf;
-        if (!reserve(ws, one, ker, &one_buf)) return RIDGE_OUT_OF_MEMORY;
+        if (!reserve(*ws, one, ker, &one_buf)) return RIDGE_OUT_OF_MEMORY;
         run_thread(g, ker, one, one_buf, 0, plan.traffic);
         return RIDGE_SUCCESS;
     }

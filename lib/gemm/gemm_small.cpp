@@ -21,7 +21,8 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
     const float* packed_a = nullptr;
     if (g.trans_a) {
         const int64_t panels = (g.m + MR - 1) / MR;
-        float* buf = this_thread_workspace().packed_a.reserve(size_t(panels * MR * panel_depth(g.k)));
+        Workspace* ws = this_thread_workspace();
+        float* buf = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(panels * MR * panel_depth(g.k)));
         if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
         pack_a_panels(ker.pack_panel, sizeof(float), MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
                       g.k, MR, 0, panels, buf);

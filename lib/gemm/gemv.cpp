@@ -47,13 +47,14 @@ ridge_status gemv(const GemvArgs& g, const GemvKernel& ker, int threads) {
     const int64_t lenx = g.trans ? g.m : g.n, leny = g.trans ? g.n : g.m;
 
     // x as contiguous fp32 (converted or gathered when it is not already).
-    Workspace& ws = this_thread_workspace();
+    Workspace* ws = this_thread_workspace();
+    if (ws == nullptr) return RIDGE_OUT_OF_MEMORY;
     const float* x = static_cast<const float*>(g.x);
     const bool x_direct = g.input == Dtype::f32 && g.incx == 1;
     const bool y_direct = g.incy == 1;
     float* scratch = nullptr;
     if (!x_direct || !y_direct) {
-        scratch = ws.packed_b.reserve(size_t((x_direct ? 0 : lenx) + (y_direct ? 0 : leny)));
+        scratch = ws->packed_b.reserve(size_t((x_direct ? 0 : lenx) + (y_direct ? 0 : leny)));
         if (scratch == nullptr) return RIDGE_OUT_OF_MEMORY;
     }
     if (!x_direct) {

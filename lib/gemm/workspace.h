@@ -25,6 +25,8 @@ struct Workspace {
     AlignedBuffer packed_b;
     AlignedBuffer packed_a;
 };
-Workspace& this_thread_workspace();
+// The calling thread's workspace, created at its first use and freed when the
+// thread exits; nullptr when it cannot be created (out of memory).
+Workspace* this_thread_workspace();
 
 }  // namespace ridge

@@ -7,7 +7,6 @@
 #include <hwloc.h>
 
 #include <algorithm>
-#include <string>
 
 namespace ridge {
 namespace {
@@ -25,15 +24,29 @@ constexpr int64_t kMinSize[4] = {0, 4 * KiB, 64 * KiB, 256 * KiB};
 bool power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // Why `c` (one core's share of level `c.level`) cannot be used; empty when it can.
-std::string why_unusable(const RawCache& c, int64_t share) {
-    if (c.size_bytes <= 0) return "size missing";
-    if (share < kMinSize[c.level]) return "per-core size " + std::to_string(share) + " B too small";
-    if (share > kMaxShare[c.level])
-        return "per-core size " + std::to_string(share / KiB) + " KiB larger than any real core's";
-    if (c.ways <= 0) return "associativity " + std::to_string(c.ways);
-    if (!power_of_two(c.line_bytes) || c.line_bytes < 16 || c.line_bytes > 256)
-        return "line size " + std::to_string(c.line_bytes);
-    return "";
+FixedText<64> why_unusable(const RawCache& c, int64_t share) {
+    FixedText<64> why;
+    if (c.size_bytes <= 0)
+        why.set("size missing");
+    else if (share < kMinSize[c.level])
+        why.set("per-core size %lld B too small", (long long)share);
+    else if (share > kMaxShare[c.level])
+        why.set("per-core size %lld KiB larger than any real core's", (long long)(share / KiB));
+    else if (c.ways <= 0)
+        why.set("associativity %d", c.ways);
+    else if (!power_of_two(c.line_bytes) || c.line_bytes < 16 || c.line_bytes > 256)
+        why.set("line size %d", c.line_bytes);
+    return why;
+}
+
+const RawCache* find_level(const RawCache* raw, size_t count, int level) {
+    for (size_t i = 0; i < count; ++i)
+        if (raw[i].level == level) return &raw[i];
+    return nullptr;
+}
+
+void add_note(CacheTopology& topo, const FixedText<128>& note) {
+    if (topo.note_count < CacheTopology::kMaxNotes) topo.notes[topo.note_count++] = note;
 }
 
 }  // namespace
@@ -42,45 +55,46 @@ CacheLevel fallback_l1() { return {1, 32 * KiB, 8, 64, 1, "fallback"}; }
 CacheLevel fallback_l2() { return {2, 1 * MiB, 16, 64, 1, "fallback"}; }
 CacheLevel fallback_l3() { return {3, 4 * MiB, 16, 64, 1, "fallback"}; }
 
-CacheTopology checked_topology(const std::vector<RawCache>& raw) {
+CacheTopology checked_topology(const RawCache* raw, size_t count) {
     CacheTopology topo;
     CacheLevel* slots[4] = {nullptr, &topo.l1, &topo.l2, &topo.l3};
     const CacheLevel fallbacks[4] = {{}, fallback_l1(), fallback_l2(), fallback_l3()};
     for (int level = 1; level <= 3; ++level) {
-        const auto it = std::find_if(raw.begin(), raw.end(),
-                                     [&](const RawCache& c) { return c.level == level; });
-        std::string why = "not reported";
-        if (it != raw.end()) {
-            const int64_t share = it->size_bytes / std::max(1, it->cores_sharing);
-            why = why_unusable(*it, share);
+        const RawCache* reported = find_level(raw, count, level);
+        FixedText<64> why("not reported");
+        if (reported != nullptr) {
+            const int64_t share = reported->size_bytes / std::max(1, reported->cores_sharing);
+            why = why_unusable(*reported, share);
             if (why.empty()) {
-                *slots[level] = {level, share, it->ways, it->line_bytes, it->cores_sharing, "hwloc"};
+                *slots[level] = {level, share, reported->ways, reported->line_bytes, reported->cores_sharing,
+                                 "hwloc"};
                 continue;
             }
         }
         *slots[level] = fallbacks[level];
-        slots[level]->source = "fallback (hwloc: " + why + ")";
-        topo.notes.push_back("L" + std::to_string(level) + ": hwloc " + why + "; using " +
-                             std::to_string(fallbacks[level].size_bytes / KiB) + " KiB " +
-                             std::to_string(fallbacks[level].ways) + "-way");
+        slots[level]->source.set("fallback (hwloc: %s)", why.c_str());
+        FixedText<128> note;
+        note.set("L%d: hwloc %s; using %lld KiB %d-way", level, why.c_str(),
+                 (long long)(fallbacks[level].size_bytes / KiB), fallbacks[level].ways);
+        add_note(topo, note);
     }
     // Inclusion order: a level smaller than the one below it is wrong; the larger level
     // is the suspect (VMs inflate, they rarely shrink).
     for (int level = 2; level <= 3; ++level) {
         if (slots[level]->size_bytes < slots[level - 1]->size_bytes) {
-            topo.notes.push_back("L" + std::to_string(level) + " smaller than L" +
-                                 std::to_string(level - 1) + "; using the fallback");
-            const std::string why = "smaller than L" + std::to_string(level - 1);
+            FixedText<128> note;
+            note.set("L%d smaller than L%d; using the fallback", level, level - 1);
+            add_note(topo, note);
             *slots[level] = fallbacks[level];
             slots[level]->size_bytes = std::max(slots[level]->size_bytes, slots[level - 1]->size_bytes * 2);
-            slots[level]->source = "fallback (" + why + ")";
+            slots[level]->source.set("fallback (smaller than L%d)", level - 1);
         }
     }
     return topo;
 }
 
-std::vector<RawCache> read_hwloc_caches() {
-    std::vector<RawCache> out;
+RawCaches read_hwloc_caches() {
+    RawCaches out;
     hwloc_topology_t topology;
     if (hwloc_topology_init(&topology) != 0) return out;
     if (hwloc_topology_load(topology) != 0) {
@@ -89,25 +103,27 @@ std::vector<RawCache> read_hwloc_caches() {
     }
     // Walk up from the first core's first PU: the caches that core sees, innermost first.
     hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0);
-    for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj; obj = obj->parent) {
+    for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj && out.count < RawCaches::kMaxLevels; obj = obj->parent) {
         if (!hwloc_obj_type_is_dcache(obj->type) || obj->attr == nullptr) continue;
         const auto& attr = obj->attr->cache;
         if (attr.type == HWLOC_OBJ_CACHE_INSTRUCTION) continue;
-        RawCache c;
+        RawCache& c = out.level[out.count++];
         c.level = static_cast<int>(attr.depth);
         c.size_bytes = static_cast<int64_t>(attr.size);
         c.ways = attr.associativity;  // -1 means fully associative, 0 unknown
         c.line_bytes = static_cast<int>(attr.linesize);
         c.cores_sharing = std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(topology, obj->cpuset,
                                                                              HWLOC_OBJ_CORE));
-        out.push_back(c);
     }
     hwloc_topology_destroy(topology);
     return out;
 }
 
 const CacheTopology& machine_topology() {
-    static const CacheTopology topo = checked_topology(read_hwloc_caches());
+    static const CacheTopology topo = [] {
+        const RawCaches raw = read_hwloc_caches();
+        return checked_topology(raw.level, size_t(raw.count));
+    }();
     return topo;
 }
 

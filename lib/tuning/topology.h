@@ -1,9 +1,10 @@
 // Cache sizes the blocking model uses: read from hwloc, checked, or a documented fallback.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <string>
-#include <vector>
+
+#include "util/fixed_text.h"
 
 namespace ridge {
 
@@ -13,15 +14,19 @@ struct CacheLevel {
     int ways = 0;             // associativity
     int line_bytes = 0;
     int cores_sharing = 1;
-    std::string source;       // "hwloc", or "fallback: <why>"
+    FixedText<96> source;     // "hwloc", or "fallback (<why>)"
 };
 
 struct CacheTopology {
     CacheLevel l1, l2, l3;
-    std::vector<std::string> notes;  // one line per figure that was rejected, and why
+    // One line per figure that was rejected, and why: at most one per level for
+    // its own checks and one for the order between levels.
+    static constexpr int kMaxNotes = 6;
+    FixedText<128> notes[kMaxNotes];
+    int note_count = 0;
 };
 
-// As hwloc reports it, before any check. `ok` is false when hwloc could not be read.
+// As hwloc reports it, before any check.
 struct RawCache {
     int level = 0;
     int64_t size_bytes = 0;
@@ -30,11 +35,20 @@ struct RawCache {
     int cores_sharing = 1;
 };
 
-// Reads the first core's data caches from hwloc (the real machine's topology).
-std::vector<RawCache> read_hwloc_caches();
+// The data caches hwloc reported, innermost first (no machine has more than 4 levels;
+// hwloc's level 5+ would be ignored).
+struct RawCaches {
+    static constexpr int kMaxLevels = 8;
+    RawCache level[kMaxLevels];
+    int count = 0;
+};
+
+// Reads the first core's data caches from hwloc (the real machine's topology);
+// `count` is 0 when hwloc could not be read.
+RawCaches read_hwloc_caches();
 
 // Applies the sanity rules and fallbacks to what hwloc said. Pure: tests feed it odd topologies.
-CacheTopology checked_topology(const std::vector<RawCache>& raw);
+CacheTopology checked_topology(const RawCache* raw, size_t count);
 
 // hwloc's view of this machine, checked; computed once.
 const CacheTopology& machine_topology();

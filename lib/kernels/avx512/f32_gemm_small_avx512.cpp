@@ -17,7 +17,6 @@
 namespace ridge {
 namespace {
 
-constexpr int kMR = 32;
 constexpr int kNR = 12;
 
 template <int NR>
