@@ -1,7 +1,9 @@
 // CPUID and XGETBV, read once. The only place that asks the CPU what it can do.
 #include "dispatch/cpu_features.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 
@@ -125,6 +127,30 @@ Isa best_supported_isa() {
     if (cpu_supports(Isa::avx512)) return Isa::avx512;
     if (cpu_supports(Isa::avx2)) return Isa::avx2;
     return Isa::ref;
+}
+
+CpuSignature this_cpu_signature() {
+    const CpuFeatures& f = cpu_features();
+    CpuSignature sig;
+    std::memcpy(sig.vendor, f.vendor, sizeof sig.vendor);
+    sig.family = f.family;
+    sig.model = f.model;
+    // Fixed order, so that equal CPUs give equal strings. amx means the tiles
+    // are usable (CPU and OS), as the kernels see it.
+    const struct {
+        bool has;
+        const char* name;
+    } features[] = {{f.fma, "fma"},           {f.avx2, "avx2"},           {f.f16c, "f16c"},
+                    {f.avx512f, "avx512f"},   {f.avx512bw, "avx512bw"},   {f.avx512vl, "avx512vl"},
+                    {f.avx512dq, "avx512dq"}, {f.avx512_bf16, "avx512_bf16"}, {cpu_supports(Isa::amx), "amx"}};
+    size_t used = 0;
+    for (const auto& feature : features) {
+        if (!feature.has) continue;
+        const int n = std::snprintf(sig.features + used, sizeof sig.features - used, "%s%s", used ? " " : "",
+                                    feature.name);
+        if (n > 0) used = std::min(sizeof sig.features - 1, used + size_t(n));
+    }
+    return sig;
 }
 
 const char* isa_name(Isa isa) {

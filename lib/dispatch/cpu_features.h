@@ -2,6 +2,8 @@
 #pragma once
 
 
+#include "tuning/profile.h"
+
 namespace ridge {
 
 // Ordered: each needs everything below it. avx512bf16 adds vdpbf16ps
@@ -29,6 +31,9 @@ bool cpu_supports(Isa isa);
 
 // The best ISA that is both built into this binary and supported here.
 Isa best_supported_isa();
+
+// Vendor, family, model and the ISA features ridge uses: what a tuned profile is keyed by.
+CpuSignature this_cpu_signature();
 
 const char* isa_name(Isa isa);
 bool parse_isa(const char* text, Isa* out);

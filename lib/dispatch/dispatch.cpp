@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "gemm/workspace.h"
 #include "kernels/convert_kernels.h"
@@ -50,12 +51,12 @@ bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
            g.n <= kSkinnyMaxColumns && g.m >= 2 * kernel.MR;
 }
 
-bool use_small_path(const GemmKernel& kernel, const GemmArgs& g) {
+bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
     const double padded_a = panels * double(kernel.MR) * double(g.k);
-    return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= kSmallPathMaxAFloats &&
-           double(g.m) * double(g.n) * double(g.k) <= kSmallPathMaxVolume;
+    return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= cfg.small_max_a_floats &&
+           double(g.m) * double(g.n) * double(g.k) <= cfg.small_max_volume;
 }
 
 const char* env(const char* name) {
@@ -100,13 +101,18 @@ void print_config(const RuntimeConfig& cfg) {
         const BlockingParams& bp = choice.blocking;
         std::fprintf(stderr,
                      "ridge: %s gemm kernel %s, packer %s (MR=%lld NR=%lld), blocking KC=%lld (L1) "
-                     "MC=%lld (L2) NC=%lld (L3) from the Low et al. model\n",
+                     "MC=%lld (L2) NC=%lld (L3) from %s\n",
                      dtype_name(input), choice.kernel->name, choice.kernel->pack_name, (long long)bp.MR,
-                     (long long)bp.NR, (long long)bp.KC, (long long)bp.MC, (long long)bp.NC);
+                     (long long)bp.NR, (long long)bp.KC, (long long)bp.MC, (long long)bp.NC,
+                     choice.blocking_from_profile ? "the tuned profile" : "the Low et al. model");
     }
     std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
-    std::fprintf(stderr, "ridge: default threads %d\n", cfg.default_threads);
+    std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least\n", cfg.default_threads,
+                 cfg.min_flops_per_thread);
+    std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
+                 cfg.small_max_volume, cfg.small_max_a_floats);
+    std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
 // Flops per second of `probe`, the best of a few short runs (~25 us each):
@@ -151,6 +157,84 @@ void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
     cfg.bf16_reason.set("converting to fp32 while packing: %s", line);
 }
 
+// The profile's key for a kernel: its input type and microkernel (the same
+// microkernel runs fp32, and fp16 converted while packing, with other packers).
+void profile_key(Dtype input, const GemmKernel& kernel, char* out, size_t size) {
+    std::snprintf(out, size, "%s:%s", dtype_name(input), kernel.name);
+}
+
+// Whether tuned block sizes suit `kernel`: the driver needs KC in whole k groups
+// (bf16 pairs, AMX chunks), MC in whole MR panels and NC in whole NR panels.
+bool blocking_fits(const GemmKernel& kernel, const ProfileBlocking& b, FixedText<128>* why) {
+    if (b.KC % kernel.k_group != 0)
+        why->set("KC=%lld is not a multiple of %d", (long long)b.KC, kernel.k_group);
+    else if (b.MC % kernel.MR != 0)
+        why->set("MC=%lld is not a multiple of MR=%d", (long long)b.MC, kernel.MR);
+    else if (b.NC % kernel.NR != 0)
+        why->set("NC=%lld is not a multiple of NR=%d", (long long)b.NC, kernel.NR);
+    return why->empty();
+}
+
+// Takes the profile's block sizes for each chosen kernel that it has and that fit.
+void apply_profile_blocking(const Profile& profile, RuntimeConfig& cfg) {
+    for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+        GemmChoice& choice = cfg.choices[int(input)];
+        char key[64];
+        profile_key(input, *choice.kernel, key, sizeof key);
+        const ProfileBlocking* tuned = profile.find(key);
+        if (tuned == nullptr) {
+            cfg.profile_note.append("; no entry for %s (model used)", key);
+            continue;
+        }
+        FixedText<128> why;
+        if (!blocking_fits(*choice.kernel, *tuned, &why)) {
+            cfg.profile_note.append("; %s ignored: %s", key, why.c_str());
+            continue;
+        }
+        choice.blocking.KC = tuned->KC;
+        choice.blocking.MC = tuned->MC;
+        choice.blocking.NC = tuned->NC;
+        choice.blocking_from_profile = true;
+    }
+}
+
+// Finds and reads this CPU's profile (see tuning/profile.h for where it looks).
+// RIDGE_PROFILE=none turns profiles off. Anything wrong with the file leaves
+// the built-in figures in place, with the reason in profile_note.
+void load_and_apply_profile(RuntimeConfig& cfg) {
+    const char* forced = env("RIDGE_PROFILE");
+    if (forced != nullptr && std::strcmp(forced, "none") == 0) {
+        cfg.profile_note.set("none (RIDGE_PROFILE=none)");
+        return;
+    }
+    const CpuSignature here = this_cpu_signature();
+    char path[1024];
+    const char* source = nullptr;
+    if (!profile_path(here, path, sizeof path, &source)) {
+        cfg.profile_note.set("none found (ridge-tune writes %s)", path[0] ? path : "?");
+        return;
+    }
+    Profile* profile = new (std::nothrow) Profile;  // ~3 KiB: kept off the stack
+    if (profile == nullptr) {
+        cfg.profile_note.set("%s not read: out of memory", path);
+        return;
+    }
+    char why[200] = {};
+    const ProfileStatus status = load_profile_file(path, here, profile, why, sizeof why);
+    if (status != ProfileStatus::loaded) {
+        cfg.profile_note.set("%s ignored (%s): %s", path, profile_status_name(status), why);
+    } else {
+        cfg.profile_note.set("%s (from %s)", path, source);
+        apply_profile_blocking(*profile, cfg);
+        if (profile->has_small_path) {
+            cfg.small_max_volume = profile->small_max_volume;
+            cfg.small_max_a_floats = profile->small_max_a_floats;
+        }
+        if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
+    }
+    delete profile;
+}
+
 RuntimeConfig make_config() {
     RuntimeConfig cfg;
     cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::strcmp(env("RIDGE_VERBOSE"), "0") != 0;
@@ -167,6 +251,10 @@ RuntimeConfig make_config() {
     cfg.choices[int(Dtype::bf16)].blocking =
         blocking_from_model(machine_topology(), bf16->MR, bf16->NR, bf16->packed_bytes, bf16->min_KC);
     cfg.default_threads = default_thread_count();
+    cfg.small_max_volume = kSmallPathMaxVolume;
+    cfg.small_max_a_floats = kSmallPathMaxAFloats;
+    cfg.min_flops_per_thread = kMinFlopsPerThread;
+    load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
     return cfg;
 }
@@ -184,7 +272,7 @@ int thread_count_override() { return tl_thread_override; }
 int threads_for(double flops) {
     if (omp_in_parallel()) return 1;  // never nest teams inside a caller's parallel region
     const int wanted = tl_thread_override > 0 ? tl_thread_override : runtime_config().default_threads;
-    const double useful = std::max(1.0, flops / kMinFlopsPerThread);
+    const double useful = std::max(1.0, flops / runtime_config().min_flops_per_thread);
     return static_cast<int>(std::min<double>(wanted, useful));
 }
 
@@ -238,7 +326,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.kernel = choice.kernel;
     plan.blocking = choice.blocking;
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
-    plan.small_path = use_small_path(*plan.kernel, args);
+    plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
     plan.skinny_path = !plan.small_path && use_skinny_path(*plan.kernel, args);
     return run_gemm(args, plan);
 }

@@ -5,6 +5,7 @@
 
 #include "gemm/gemm.h"
 #include "gemm/gemv.h"
+#include "tuning/profile.h"
 #include "util/fixed_text.h"
 
 namespace ridge {
@@ -13,6 +14,7 @@ namespace ridge {
 struct GemmChoice {
     const GemmKernel* kernel = nullptr;
     BlockingParams blocking;
+    bool blocking_from_profile = false;  // else from the Low et al. model
 };
 
 // What the library decided once, at first use.
@@ -24,6 +26,11 @@ struct RuntimeConfig {
     FixedText<160> bf16_reason;          // why bf16 runs on the kernel it does
     int default_threads = 1;             // RIDGE_NUM_THREADS, else OpenMP's max threads
     bool verbose = false;                // RIDGE_VERBOSE
+    // Crossovers: built-in figures, or the tuned profile's.
+    double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
+    double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
+    double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
+    FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
 const RuntimeConfig& runtime_config();

@@ -1,0 +1,114 @@
+// The per-machine profile ridge-tune writes and the library reads once, at first use.
+//
+// A profile is a human-readable JSON file (format below). The library takes from it
+// only what changes its decisions: the block sizes per kernel, the small-path
+// crossover and the per-thread work threshold. Everything else in the file
+// (hwloc's figures, measured figures, the model's point, GFLOP/s, dates) is
+// provenance for people and is not read here.
+//
+// Reading must never crash, allocate through throwing paths, or give a wrong
+// result: the file may be missing, truncated, corrupt, hostile or from another
+// CPU. Any of these leaves `Profile` empty and says why in one line.
+//
+// The parts the library reads (format_version 1):
+// {
+//   "format": "ridge-profile", "format_version": 1,
+//   "cpu": {"vendor": "GenuineIntel", "family": 6, "model": 143,
+//           "features": "fma avx2 f16c avx512f avx512bw avx512vl avx512dq avx512_bf16 amx"},
+//   "kernels": {
+//     "<input>:<microkernel>, e.g. f32:ukr_f32_gemm_32x12__avx512":
+//         {"chosen": {"KC": 384, "MC": 480, "NC": 3072}, ...},
+//     ...
+//   },
+//   "small_path": {"max_volume": 4096000, "max_a_floats": 262144},      (optional)
+//   "threads": {"min_flops_per_thread": 8000000}                         (optional)
+// }
+// Unknown members are ignored (provenance, future fields). "kernels" is required (it
+// may be empty) and holds at most Profile::kMaxKernels entries: more is `corrupt`,
+// not a list cut short (ridge-tune writes one per registered kernel, far fewer).
+// The JSON must be strict RFC 8259 UTF-8 (tuning/json_reader.h lists what is refused,
+// duplicate keys included); vendor, features and kernel names must be printable ASCII.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ridge {
+
+// What identifies a CPU for a profile: a profile tuned on another CPU is ignored.
+struct CpuSignature {
+    char vendor[16] = {};     // "GenuineIntel", "AuthenticAMD"
+    int family = 0;           // display family and model, as /proc/cpuinfo shows them
+    int model = 0;
+    char features[160] = {};  // the ISA features ridge uses, space separated, fixed order
+};
+
+// Block sizes the tuner chose for one kernel, keyed "<input dtype>:<microkernel name>"
+// (the same microkernel serves fp32 and, converted while packing, fp16 and bf16).
+struct ProfileBlocking {
+    char kernel[48] = {};
+    int64_t KC = 0, MC = 0, NC = 0;
+};
+
+struct Profile {
+    static constexpr int kMaxKernels = 32;
+    ProfileBlocking blocking[kMaxKernels];
+    int blocking_count = 0;
+
+    bool has_small_path = false;
+    double small_max_volume = 0;    // m*n*k up to which the unpacked small path runs
+    double small_max_a_floats = 0;  // and op(A), padded to MR rows, has at most this many floats
+
+    bool has_threads = false;
+    double min_flops_per_thread = 0;
+
+    // The entry for `kernel`, or nullptr.
+    const ProfileBlocking* find(const char* kernel) const;
+};
+
+enum class ProfileStatus {
+    loaded,     // `out` holds the profile
+    not_found,  // no file at the path (not an error: the library uses its model)
+    unreadable, // exists but cannot be read, or is larger than kMaxProfileBytes
+              // (also: no memory to parse it; that says nothing about the file)
+    corrupt,    // not JSON, truncated, nesting too deep, wrong types, values out of range
+    wrong_format,  // JSON, but not a ridge profile of a format version this library reads
+    other_cpu,  // a ridge profile for another CPU signature
+};
+const char* profile_status_name(ProfileStatus s);
+
+// Profiles are small (a few KiB); anything larger is refused unread.
+constexpr size_t kMaxProfileBytes = 1 << 20;
+
+// Parses `text` (`length` bytes, not necessarily NUL-terminated). On anything but
+// `loaded`, `*out` is reset to an empty Profile and `why` (if not null) gets a
+// one-line reason, NUL-terminated, truncated to `why_size`.
+// Values are range-checked: KC, MC, NC in [1, 1<<24]; small_path values in
+// [0, 1e12]; min_flops_per_thread in [0, 1e12]; kernel names 1..47 chars.
+// Whether KC/MC/NC suit a kernel's MR/NR is the caller's check (it knows the kernel).
+ProfileStatus parse_profile(const char* text, size_t length, const CpuSignature& here, Profile* out,
+                            char* why, size_t why_size);
+
+// Reads and parses the file at `path` (same contract).
+ProfileStatus load_profile_file(const char* path, const CpuSignature& here, Profile* out, char* why,
+                                size_t why_size);
+
+// Where the library looks for this CPU's profile, first hit wins:
+//   1. $RIDGE_PROFILE (a file path, used as is);
+//   2. $XDG_CONFIG_HOME/ridge/<stem>.json (ignored unless absolute, as the XDG spec says);
+//   3. $HOME/.config/ridge/<stem>.json;
+//   4. /etc/ridge/<stem>.json (system-wide);
+// where <stem> is profile_file_stem(sig), so one home directory shared by
+// several kinds of machines (a cluster's NFS home) keeps one profile per kind.
+// Writes the first path whose file exists into `path` and returns true; when none
+// exists, writes the path ridge-tune should create (1, else 2, else 3) and returns
+// false. `source` (if not null) receives "RIDGE_PROFILE", "XDG_CONFIG_HOME",
+// "HOME" or "system". Returns false with an empty `path` (and `source` "none") if no
+// path fits. A path that would not fit in `path_size` is skipped, never cut short.
+bool profile_path(const CpuSignature& sig, char* path, size_t path_size, const char** source);
+
+// "<vendor>-<family>-<model>", e.g. "GenuineIntel-6-143": a file name stem. Vendor
+// bytes other than [A-Za-z0-9._-] become '_'; an empty vendor is "unknown".
+void profile_file_stem(const CpuSignature& sig, char* out, size_t out_size);
+
+}  // namespace ridge

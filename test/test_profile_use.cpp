@@ -1,0 +1,179 @@
+// The library really uses a profile, and a bad one changes nothing: each test
+// writes a profile, runs this same binary as a child with RIDGE_PROFILE set
+// (the runtime configuration is read once per process), and reads what the
+// child printed under RIDGE_VERBOSE. The child checks its configuration and
+// that its GEMM is correct against a double reference.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "dispatch/registry.h"
+#include "ridge/ridge.h"
+
+namespace {
+
+bool in_child() { return std::getenv("RIDGE_PROFILE_USE_CHILD") != nullptr; }
+
+// --- The profile the parent writes ---
+
+std::string signature_json(const ridge::CpuSignature& sig) {
+    return std::string("{\"vendor\": \"") + sig.vendor + "\", \"family\": " + std::to_string(sig.family) +
+           ", \"model\": " + std::to_string(sig.model) + ", \"features\": \"" + sig.features + "\"}";
+}
+
+// Every registered kernel gets KC=64 (a multiple of every k group), 4 MR panels
+// of MC and 8 NR panels of NC: far from any model's point, so it shows.
+std::string forced_profile(const ridge::CpuSignature& sig) {
+    std::string kernels;
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
+        if (!kernels.empty()) kernels += ",\n";
+        kernels += "    \"" + std::string(ridge::dtype_name(k.input)) + ":" + k.name + "\": {\"chosen\": {\"KC\": 64, " +
+                   "\"MC\": " + std::to_string(4 * k.MR) + ", \"NC\": " + std::to_string(8 * k.NR) +
+                   "}, \"note\": \"forced by test_profile_use\"}";
+    }
+    return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
+           ",\n  \"kernels\": {\n" + kernels +
+           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000},\n"
+           "  \"threads\": {\"min_flops_per_thread\": 123456}\n}\n";
+}
+
+std::string temp_path(const char* name) {
+    const char* dir = std::getenv("TMPDIR");
+    return std::string(dir ? dir : "/tmp") + "/ridge_profile_use_" + std::to_string(getpid()) + "_" + name;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+}
+
+struct ChildRun {
+    int status = -1;
+    std::string output;
+};
+
+// Runs this binary's child tests with `profile` as RIDGE_PROFILE and the
+// expectations in `expect` (environment assignments); stderr merged into output.
+ChildRun run_child(const std::string& profile, const std::string& expect) {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return {};
+    self[n] = '\0';
+    const std::string cmd = "RIDGE_PROFILE_USE_CHILD=1 RIDGE_VERBOSE=1 RIDGE_PROFILE='" + profile + "' " + expect +
+                            " '" + self + "' --gtest_filter='ProfileChild.*' 2>&1";
+    ChildRun run;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return run;
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) run.output.append(buf, got);
+    run.status = pclose(pipe);
+    return run;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// --- The parent's tests ---
+
+TEST(ProfileUse, ForcedBlockingIsUsedAndResultsStayCorrect) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    const std::string path = temp_path("forced.json");
+    write_file(path, forced_profile(ridge::this_cpu_signature()));
+    const ChildRun run = run_child(path, "RIDGE_EXPECT_PROFILE=1");
+    std::remove(path.c_str());
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_TRUE(has(run.output, "KC=64 (L1)")) << run.output;
+    EXPECT_TRUE(has(run.output, "from the tuned profile")) << run.output;
+    EXPECT_TRUE(has(run.output, "ridge: profile: " + path)) << run.output;
+    EXPECT_TRUE(has(run.output, "[  PASSED  ] 1 test")) << run.output;
+}
+
+TEST(ProfileUse, CorruptProfileIsIgnoredWithAReason) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    const std::string path = temp_path("corrupt.json");
+    const std::string whole = forced_profile(ridge::this_cpu_signature());
+    write_file(path, whole.substr(0, whole.size() / 2));  // truncated mid-file
+    const ChildRun run = run_child(path, "RIDGE_EXPECT_PROFILE=0");
+    std::remove(path.c_str());
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_TRUE(has(run.output, "ignored (corrupt)")) << run.output;
+    EXPECT_FALSE(has(run.output, "from the tuned profile")) << run.output;
+}
+
+TEST(ProfileUse, OtherCpuProfileIsIgnoredWithAReason) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    ridge::CpuSignature other = ridge::this_cpu_signature();
+    other.model += 1;
+    const std::string path = temp_path("other.json");
+    write_file(path, forced_profile(other));
+    const ChildRun run = run_child(path, "RIDGE_EXPECT_PROFILE=0");
+    std::remove(path.c_str());
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_TRUE(has(run.output, "ignored (other_cpu)")) << run.output;
+}
+
+TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    const ChildRun missing = run_child(temp_path("does-not-exist.json"), "RIDGE_EXPECT_PROFILE=0");
+    EXPECT_EQ(0, missing.status) << missing.output;
+    EXPECT_TRUE(has(missing.output, "from the Low et al. model")) << missing.output;
+    const ChildRun none = run_child("none", "RIDGE_EXPECT_PROFILE=0");
+    EXPECT_EQ(0, none.status) << none.output;
+    EXPECT_TRUE(has(none.output, "RIDGE_PROFILE=none")) << none.output;
+}
+
+// --- The child's test ---
+
+// C = A * B (column-major, 150 x 170 x 300) against a double reference: the
+// volume is far above the small path's built-in limit, so the blocked path runs
+// (and, with KC=64, loops over pc several times).
+void expect_correct_sgemm() {
+    const int m = 150, n = 170, k = 300;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c(size_t(m) * n, 0.0f);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), k, 0.0f, c.data(), m));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double want = 0, mag = 0;
+            for (int p = 0; p < k; ++p) {
+                want += double(a[size_t(i) + size_t(p) * m]) * double(b[size_t(p) + size_t(j) * k]);
+                mag += std::fabs(double(a[size_t(i) + size_t(p) * m]) * double(b[size_t(p) + size_t(j) * k]));
+            }
+            ASSERT_NEAR(want, c[size_t(i) + size_t(j) * m], 2.0 * k * 6e-8 * mag) << "C(" << i << "," << j << ")";
+        }
+}
+
+TEST(ProfileChild, ConfigurationAndResult) {
+    if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
+    const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    for (int d = 0; d < 3; ++d) {
+        EXPECT_EQ(expect_profile, cfg.choices[d].blocking_from_profile) << ridge::dtype_name(ridge::Dtype(d));
+        if (expect_profile) EXPECT_EQ(64, cfg.choices[d].blocking.KC);
+    }
+    if (expect_profile) {
+        EXPECT_EQ(1000.0, cfg.small_max_volume);
+        EXPECT_EQ(5000.0, cfg.small_max_a_floats);
+        EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
+    }
+    expect_correct_sgemm();
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ("blocked", r.path);
+    if (expect_profile) EXPECT_EQ(64, r.KC);
+}
+
+}  // namespace
