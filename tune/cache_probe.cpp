@@ -1,0 +1,146 @@
+#include "cache_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "dispatch/cpu_features.h"
+#include "peak.h"
+
+namespace ridge_tune {
+namespace {
+
+constexpr int64_t KiB = 1024;
+constexpr int64_t MiB = 1024 * KiB;
+
+// A plateau ends where the bandwidth falls below this share of it: a cache
+// level's edge halves the bandwidth or worse on x86 cores (L2 -> L3 -> DRAM),
+// while noise on a shared VM moves single points by 10-20%.
+constexpr double kKneeFraction = 0.75;
+
+// Reads `count` floats without AVX-512 (AVX2 and portable machines): the
+// compiler vectorizes the four independent sums.
+double read_bytes_portable(const float* data, int64_t count) {
+    float s[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= count; i += 4)
+        for (int j = 0; j < 4; ++j) s[j] += data[i + j];
+    volatile float sink = s[0] + s[1] + s[2] + s[3];
+    (void)sink;
+    return double(i) * sizeof(float);
+}
+
+// Median GB/s of reading the first `bytes` of `buf` repeatedly: every sample
+// reads at least 32 MiB, so small sizes are timed over many passes.
+double read_gbps(const float* buf, int64_t bytes, bool avx512) {
+    const int64_t count = bytes / int64_t(sizeof(float));
+    const int passes = int(std::max<int64_t>(1, 32 * MiB / bytes));
+    auto read = avx512 ? ridge_bench::read_bytes_avx512 : read_bytes_portable;
+    std::vector<double> rates;
+    for (int rep = 0; rep < 6; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        double moved = 0;
+        for (int p = 0; p < passes; ++p) moved += read(buf, count);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (rep > 0) rates.push_back(moved / s * 1e-9);  // rep 0 warms the caches
+    }
+    std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+    return rates[rates.size() / 2];
+}
+
+std::vector<BandwidthPoint> run_sweep(int64_t max_bytes) {
+    const bool avx512 = ridge::cpu_supports(ridge::Isa::avx512);
+    float* buf = static_cast<float*>(std::aligned_alloc(64, size_t(max_bytes)));
+    std::vector<BandwidthPoint> sweep;
+    if (buf == nullptr) return sweep;
+    std::memset(buf, 0, size_t(max_bytes));  // fault every page in once, outside the timings
+    for (double b = 16.0 * KiB; b <= double(max_bytes) * 1.001; b *= std::sqrt(2.0)) {
+        const int64_t bytes = int64_t(b) / 256 * 256;  // whole 4-zmm steps
+        sweep.push_back({bytes, read_gbps(buf, bytes, avx512)});
+    }
+    std::free(buf);
+    return sweep;
+}
+
+// Median bandwidth of the sweep's points with lo <= bytes <= hi (0 if none).
+double median_gbps(const std::vector<BandwidthPoint>& sweep, int64_t lo, int64_t hi) {
+    std::vector<double> v;
+    for (const BandwidthPoint& p : sweep)
+        if (p.bytes >= lo && p.bytes <= hi) v.push_back(p.gbps);
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+std::string rejection(const ridge::CacheLevel& checked) {
+    const char* text = checked.source.c_str();
+    return std::strncmp(text, "fallback", 8) == 0 ? std::string(text) : std::string();
+}
+
+}  // namespace
+
+int64_t knee_after(const std::vector<BandwidthPoint>& sweep, int64_t start_bytes) {
+    size_t first = 0;
+    while (first < sweep.size() && sweep[first].bytes < start_bytes) ++first;
+    if (sweep.size() - first < 4) return 0;
+    double head[3] = {sweep[first].gbps, sweep[first + 1].gbps, sweep[first + 2].gbps};
+    std::sort(head, head + 3);
+    const double plateau = head[1];
+    for (size_t i = first; i < sweep.size(); ++i)
+        if (sweep[i].gbps < kKneeFraction * plateau) return i == first ? 0 : sweep[i - 1].bytes;
+    return 0;
+}
+
+ridge::CacheTopology TunerTopology::model_input() const {
+    ridge::CacheTopology t;
+    t.l1 = level[0].chosen;
+    t.l2 = level[1].chosen;
+    t.l3 = level[2].chosen;
+    return t;
+}
+
+TunerTopology probe_caches(int64_t max_bytes) {
+    TunerTopology topo;
+    topo.sweep = run_sweep(max_bytes);
+    const ridge::RawCaches raw = ridge::read_hwloc_caches();
+    const ridge::CacheTopology checked = ridge::checked_topology(raw.level, size_t(raw.count));
+    const ridge::CacheLevel* checked_levels[3] = {&checked.l1, &checked.l2, &checked.l3};
+    int64_t below = 0;  // the size of the level below, as chosen
+    for (int l = 0; l < 3; ++l) {
+        CacheFigure& f = topo.level[l];
+        f.level = l + 1;
+        for (int i = 0; i < raw.count; ++i)
+            if (raw.level[i].level == l + 1) f.hwloc = raw.level[i];
+        f.hwloc_rejection = rejection(*checked_levels[l]);
+        f.hwloc_passed = f.hwloc_rejection.empty();
+        // The knee is looked for from twice the level below: the plateau of this level.
+        f.measured_bytes = knee_after(topo.sweep, below == 0 ? 0 : 2 * below);
+        f.chosen = *checked_levels[l];
+        if (f.hwloc_passed) {
+            f.source = "hwloc";
+        } else if (f.measured_bytes > 2 * below) {
+            // The sweep saw the whole level as one core uses it; the model wants this
+            // core's share, so hwloc's count of cores sharing it still divides.
+            f.chosen.size_bytes = f.measured_bytes / std::max(1, f.hwloc.cores_sharing);
+            f.chosen.source.set("measured (read-bandwidth knee at %lld KiB)", (long long)(f.measured_bytes / KiB));
+            if (f.chosen.ways <= 0) f.chosen.ways = 16;  // a sweep cannot see ways: keep the fallback's
+            f.source = "measured";
+        } else {
+            f.source = "fallback";
+        }
+        below = f.level == 3 ? below : std::max(f.chosen.size_bytes * std::max(1, f.chosen.cores_sharing), below);
+    }
+    // Bandwidth from each level: the middle of its plateau, one thread.
+    int64_t lo = 0;
+    for (int l = 0; l < 3; ++l) {
+        const int64_t size = topo.level[l].chosen.size_bytes * std::max(1, topo.level[l].chosen.cores_sharing);
+        topo.level[l].read_gbps = median_gbps(topo.sweep, lo, size / 2);
+        lo = 2 * size;
+    }
+    topo.memory_read_gbps = median_gbps(topo.sweep, std::max(lo, max_bytes / 2), max_bytes);
+    return topo;
+}
+
+}  // namespace ridge_tune

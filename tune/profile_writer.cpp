@@ -1,0 +1,141 @@
+#include "profile_writer.h"
+
+#include <cmath>
+#include <ctime>
+
+#include "ridge/ridge.h"
+
+namespace ridge_tune {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json blocking_json(const ridge::BlockingParams& b) { return Json{{"KC", b.KC}, {"MC", b.MC}, {"NC", b.NC}}; }
+
+Json per_size(const std::vector<int64_t>& sizes, const std::vector<double>& values) {
+    Json out = Json::object();
+    for (size_t i = 0; i < sizes.size() && i < values.size(); ++i)
+        out[std::to_string(sizes[i])] = std::round(values[i] * 10) / 10;
+    return out;
+}
+
+std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return text;
+}
+
+Json cache_json(const CacheFigure& f) {
+    Json hwloc = f.hwloc.level == 0 ? Json(nullptr)
+                                    : Json{{"size_bytes", f.hwloc.size_bytes},
+                                           {"ways", f.hwloc.ways},
+                                           {"line_bytes", f.hwloc.line_bytes},
+                                           {"cores_sharing", f.hwloc.cores_sharing}};
+    return Json{{"level", f.level},
+                {"hwloc", hwloc},
+                {"hwloc_passed_checks", f.hwloc_passed},
+                {"hwloc_rejected_because", f.hwloc_rejection},
+                {"measured_knee_bytes", f.measured_bytes},
+                {"used", {{"size_bytes_per_core", f.chosen.size_bytes},
+                          {"ways", f.chosen.ways},
+                          {"line_bytes", f.chosen.line_bytes},
+                          {"cores_sharing", f.chosen.cores_sharing}}},
+                {"source", f.source},
+                {"read_gbps_one_thread", std::round(f.read_gbps * 10) / 10}};
+}
+
+Json topology_json(const TunerTopology& t) {
+    Json sweep = Json::array();
+    for (const BandwidthPoint& p : t.sweep) sweep.push_back({p.bytes, std::round(p.gbps * 10) / 10});
+    return Json{{"caches", {cache_json(t.level[0]), cache_json(t.level[1]), cache_json(t.level[2])}},
+                {"memory_read_gbps_one_thread", std::round(t.memory_read_gbps * 10) / 10},
+                {"read_sweep_bytes_gbps", sweep}};
+}
+
+const KernelSearch* search_for(const TuneRun& run, ridge::Dtype input, const ridge::GemmKernel* k) {
+    for (const KernelSearch& s : run.searches)
+        if (s.input == input && s.kernel == k) return &s;
+    return nullptr;
+}
+
+Json kernel_json(const TuneRun& run, const ModelRow& row) {
+    Json out{{"isa", ridge::isa_name(row.kernel->isa)},
+             {"MR", row.kernel->MR},
+             {"NR", row.kernel->NR},
+             {"model", blocking_json(row.model)}};
+    out["intensity_needed_at_n2048"] = {{"L1", row.intensity.l1},
+                                        {"L2", row.intensity.l2},
+                                        {"L3", row.intensity.l3},
+                                        {"memory", row.intensity.memory}};
+    if (row.peak_gflops > 0) {
+        out["peak_gflops"] = std::round(row.peak_gflops);
+        out["binds"] = row.binds;
+    }
+    const KernelSearch* s = search_for(run, row.input, row.kernel);
+    if (s != nullptr && s->searched) {
+        out["chosen"] = blocking_json(s->chosen);
+        out["how"] = s->note;
+        out["gflops_model"] = per_size(s->sizes, s->model_gflops);
+        out["gflops_chosen"] = per_size(s->sizes, s->chosen_gflops);
+        out["trials"] = s->trials.size();
+    } else if (s != nullptr) {
+        out["chosen"] = blocking_json(s->chosen);
+        out["how"] = s->note;
+    } else {
+        out["chosen"] = blocking_json(row.model);
+        out["how"] = "not searched (not the kernel ridge runs by default here): the model's point";
+    }
+    return out;
+}
+
+Json validation_json(const TuneRun& run) {
+    Json out = Json::array();
+    for (const auto& [s, grid] : run.grids) {
+        Json sizes = Json::object();
+        for (size_t z = 0; z < grid.sizes.size(); ++z)
+            sizes[std::to_string(grid.sizes[z])] = {{"grid_best", grid.best_gflops[z]},
+                                                    {"grid_best_blocking", blocking_json(grid.best_blocking[z])},
+                                                    {"chosen", grid.chosen_gflops[z]},
+                                                    {"model", grid.model_gflops[z]},
+                                                    {"chosen_pct_of_best", 100 * grid.chosen_gflops[z] / grid.best_gflops[z]},
+                                                    {"model_pct_of_best", 100 * grid.model_gflops[z] / grid.best_gflops[z]}};
+        out.push_back({{"kernel", profile_key(s->input, *s->kernel)},
+                       {"grid_points", grid.points},
+                       {"seconds", grid.seconds},
+                       {"sizes", sizes}});
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string profile_key(ridge::Dtype input, const ridge::GemmKernel& k) {
+    return std::string(ridge::dtype_name(input)) + ":" + k.name;
+}
+
+nlohmann::ordered_json profile_json(const TuneRun& run) {
+    Json j;
+    j["format"] = "ridge-profile";
+    j["format_version"] = 1;
+    j["ridge_version"] = ridge_version();
+    j["created"] = utc_now();
+    j["tuning_seconds"] = std::round(run.seconds * 10) / 10;
+    j["budget_seconds"] = run.budget_seconds;
+    j["cpu"] = {{"vendor", run.cpu.vendor},
+                {"family", run.cpu.family},
+                {"model", run.cpu.model},
+                {"features", run.cpu.features}};
+    j["topology"] = topology_json(run.topology);
+    Json kernels = Json::object();
+    for (const ModelRow& row : run.model) kernels[profile_key(row.input, *row.kernel)] = kernel_json(run, row);
+    j["kernels"] = kernels;
+    j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
+    if (run.crossover.min_flops_per_thread > 0)
+        j["threads"] = {{"min_flops_per_thread", run.crossover.min_flops_per_thread}};
+    j["crossover_measurements"] = run.crossover.lines;
+    if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);
+    return j;
+}
+
+}  // namespace ridge_tune

@@ -1,0 +1,34 @@
+// The profile as JSON: what the library reads (tuning/profile.h) plus the
+// provenance a person needs to trust it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cache_probe.h"
+#include "model_table.h"
+#include "search.h"
+#include "tuning/profile.h"
+
+namespace ridge_tune {
+
+struct TuneRun {
+    ridge::CpuSignature cpu;
+    double budget_seconds = 0;
+    double seconds = 0;
+    TunerTopology topology;
+    std::vector<ModelRow> model;
+    std::vector<KernelSearch> searches;       // the kernels the library runs by default here
+    Crossover crossover;
+    double small_max_a_floats = 0;            // kept at the library's figure (recorded)
+    std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
+};
+
+nlohmann::ordered_json profile_json(const TuneRun& run);
+
+// The profile key of a kernel: "<input>:<microkernel>" (see lib/dispatch/dispatch.cpp).
+std::string profile_key(ridge::Dtype input, const ridge::GemmKernel& k);
+
+}  // namespace ridge_tune

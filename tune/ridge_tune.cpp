@@ -1,0 +1,266 @@
+// ridge-tune: run once per machine. Reads the caches (hwloc, checked, measured
+// where doubtful), prints the model's blocking and what each memory level must
+// supply, refines the block sizes of the kernels ridge runs here and its
+// crossovers by a bounded search, and writes the per-machine profile the
+// library loads at first use.
+//
+//   ridge-tune [--budget SECONDS] [--exhaustive] [--output FILE] [--quiet]
+//   ridge-tune --print
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "dispatch/dispatch.h"
+#include "profile_writer.h"
+#include "tuning/model.h"
+
+namespace {
+
+using namespace ridge_tune;
+
+struct Options {
+    double budget = 60.0;
+    bool exhaustive = false;
+    bool print = false;
+    std::string output;
+};
+
+// The read sweep's largest working set: far beyond any per-core L3 share, so
+// its last points are memory.
+constexpr int64_t kSweepMaxBytes = int64_t(512) << 20;
+// Set aside from the budget for the crossovers and writing the file.
+constexpr double kCrossoverSeconds = 8.0;
+
+void usage() {
+    std::fprintf(stderr,
+                 "usage: ridge-tune [--budget SECONDS] [--exhaustive] [--output FILE]\n"
+                 "       ridge-tune --print      which profile the library uses, and what is in it\n");
+}
+
+bool parse_args(int argc, char** argv, Options* o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--budget" && i + 1 < argc) {
+            o->budget = std::atof(argv[++i]);
+            if (!(o->budget >= 10.0)) {
+                std::fprintf(stderr, "ridge-tune: --budget needs at least 10 seconds\n");
+                return false;
+            }
+        } else if (a == "--exhaustive") {
+            o->exhaustive = true;
+        } else if (a == "--print") {
+            o->print = true;
+        } else if (a == "--output" && i + 1 < argc) {
+            o->output = argv[++i];
+        } else {
+            usage();
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string signature_text(const ridge::CpuSignature& s) {
+    return std::string(s.vendor) + " family " + std::to_string(s.family) + " model " + std::to_string(s.model) +
+           " [" + s.features + "]";
+}
+
+// `ridge-tune --print`: the profile the library will load, and whether it loads.
+int print_profile() {
+    const ridge::CpuSignature sig = ridge::this_cpu_signature();
+    char path[1024];
+    const char* source = nullptr;
+    const bool exists = ridge::profile_path(sig, path, sizeof path, &source);
+    std::printf("CPU: %s\n", signature_text(sig).c_str());
+    if (!exists) {
+        std::printf("profile: none (ridge-tune would write %s, from %s); the library uses its model\n", path,
+                    source ? source : "?");
+        return 0;
+    }
+    ridge::Profile profile;
+    char why[256] = {};
+    const ridge::ProfileStatus st = ridge::load_profile_file(path, sig, &profile, why, sizeof why);
+    std::printf("profile: %s (from %s): %s%s%s\n", path, source, ridge::profile_status_name(st), why[0] ? ": " : "",
+                why);
+    std::printf("library: %s\n", ridge::runtime_config().profile_note.c_str());
+    std::ifstream in(path);
+    std::cout << in.rdbuf() << "\n";
+    return st == ridge::ProfileStatus::loaded ? 0 : 1;
+}
+
+// Timings are only worth keeping on a quiet machine: say so when it is not.
+void warn_if_busy() {
+    double load = 0;
+    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &load) != 1) load = 0;
+        std::fclose(f);
+    }
+    if (load > 0.5 * omp_get_num_procs())
+        std::printf("warning: load average %.2f on %d CPUs: other work will skew the timings; rerun when quiet\n",
+                    load, omp_get_num_procs());
+}
+
+void print_topology(const TunerTopology& t) {
+    std::printf("\nCaches (per core share used by the model; source: hwloc if it passes the checks, else the\n"
+                "read-bandwidth knee, else the documented fallback):\n");
+    for (const CacheFigure& f : t.level) {
+        std::printf("  L%d: hwloc %lld KiB %d-way %d B x%d cores%s%s; knee %lld KiB; using %lld KiB %d-way [%s]; "
+                    "read %.1f GB/s\n",
+                    f.level, (long long)(f.hwloc.size_bytes / 1024), f.hwloc.ways, f.hwloc.line_bytes,
+                    f.hwloc.cores_sharing, f.hwloc_passed ? "" : ", rejected: ", f.hwloc_rejection.c_str(),
+                    (long long)(f.measured_bytes / 1024), (long long)(f.chosen.size_bytes / 1024), f.chosen.ways,
+                    f.source.c_str(), f.read_gbps);
+    }
+    std::printf("  memory: read %.1f GB/s (one thread)\n", t.memory_read_gbps);
+}
+
+// The kernels ridge runs by default here, each with the sizes its search averages over.
+std::vector<KernelSearch> kernels_to_search(const TunerTopology& topo) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    std::vector<KernelSearch> out;
+    for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16}) {
+        KernelSearch s;
+        s.input = input;
+        s.kernel = cfg.gemm(input).kernel;
+        s.model = ridge::blocking_from_model(topo.model_input(), s.kernel->MR, s.kernel->NR, s.kernel->packed_bytes,
+                                             s.kernel->min_KC);
+        s.sizes = input == ridge::Dtype::f32 ? std::vector<int64_t>{512, 1024, 2048} : std::vector<int64_t>{1024, 2048};
+        out.push_back(s);
+    }
+    return out;
+}
+
+void print_search(const KernelSearch& s) {
+    std::printf("  %s %s: model KC=%lld MC=%lld NC=%lld -> chosen KC=%lld MC=%lld NC=%lld (%s)\n",
+                ridge::dtype_name(s.input), s.kernel->name, (long long)s.model.KC, (long long)s.model.MC,
+                (long long)s.model.NC, (long long)s.chosen.KC, (long long)s.chosen.MC, (long long)s.chosen.NC,
+                s.note.c_str());
+    for (size_t i = 0; i < s.sizes.size() && i < s.chosen_gflops.size(); ++i)
+        std::printf("      n=%-5lld model %7.1f GFLOP/s, chosen %7.1f (%+.1f%%)\n", (long long)s.sizes[i],
+                    s.model_gflops[i], s.chosen_gflops[i], 100.0 * (s.chosen_gflops[i] / s.model_gflops[i] - 1));
+}
+
+void run_searches(TuneRun& run, const Budget& budget) {
+    run.searches = kernels_to_search(run.topology);
+    // fp16 is converted to fp32 while packing and runs fp32's microkernel on
+    // fp32 panels: the same cache footprint, so fp32's result carries over.
+    const KernelSearch* f32 = nullptr;
+    const double for_searches = std::max(5.0, budget.left() - kCrossoverSeconds);
+    const double bf16_share = 0.35;
+    std::printf("\nSearch (budget %.0f s left; interleaved rounds, medians):\n", budget.left());
+    for (KernelSearch& s : run.searches) {
+        if (s.input == ridge::Dtype::f16 && f32 != nullptr && f32->kernel->name == s.kernel->name &&
+            s.kernel->packed_bytes == 4) {
+            s.chosen = f32->chosen;
+            s.note = "fp32's searched point: same microkernel on fp32 panels (fp16 converted while packing)";
+            print_search(s);
+            continue;
+        }
+        const double seconds = s.input == ridge::Dtype::f32 ? (1 - bf16_share) * for_searches : bf16_share * for_searches;
+        search_blocking(s, seconds);
+        print_search(s);
+        if (s.input == ridge::Dtype::f32) f32 = &s;
+    }
+}
+
+void run_crossovers(TuneRun& run, const Budget& budget) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const KernelSearch& f32 = run.searches.front();
+    search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
+    const double per_thread =
+        run.crossover.min_flops_per_thread > 0 ? run.crossover.min_flops_per_thread : cfg.min_flops_per_thread;
+    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, std::max(2.0, budget.left()),
+                           &run.crossover);
+    if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
+    run.small_max_a_floats = cfg.small_max_a_floats;
+    std::printf("\nCrossovers:\n");
+    for (const std::string& line : run.crossover.lines) std::printf("  %s\n", line.c_str());
+    std::printf("  small path up to m*n*k = %.4g (library default %.4g); a thread per %.3g flops (default %.3g%s)\n",
+                run.crossover.small_max_volume, cfg.small_max_volume, run.crossover.min_flops_per_thread,
+                cfg.min_flops_per_thread, run.crossover.min_flops_per_thread > 0 ? "" : ": kept");
+}
+
+void run_exhaustive(TuneRun& run) {
+    std::printf("\nExhaustive grid (validation):\n");
+    for (const KernelSearch& s : run.searches) {
+        if (!s.searched) continue;
+        const GridResult g = exhaustive_grid(s);
+        run.grids.emplace_back(&s, g);
+        std::printf("  %s %s: %d points, %.0f s\n", ridge::dtype_name(s.input), s.kernel->name, g.points, g.seconds);
+        for (size_t z = 0; z < g.sizes.size(); ++z)
+            std::printf("      n=%-5lld grid best %7.1f (KC=%lld MC=%lld NC=%lld); chosen %7.1f = %.1f%%; model %7.1f = %.1f%%\n",
+                        (long long)g.sizes[z], g.best_gflops[z], (long long)g.best_blocking[z].KC,
+                        (long long)g.best_blocking[z].MC, (long long)g.best_blocking[z].NC, g.chosen_gflops[z],
+                        100 * g.chosen_gflops[z] / g.best_gflops[z], g.model_gflops[z],
+                        100 * g.model_gflops[z] / g.best_gflops[z]);
+    }
+}
+
+// Writes the profile and reads it back the way the library will.
+bool write_profile(const TuneRun& run, const std::string& path) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << profile_json(run).dump(2) << "\n";
+        if (!out) {
+            std::fprintf(stderr, "ridge-tune: cannot write %s\n", tmp.c_str());
+            return false;
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);  // atomic: a library starting now sees the old or the new file
+    if (ec) {
+        std::fprintf(stderr, "ridge-tune: cannot move %s to %s: %s\n", tmp.c_str(), path.c_str(), ec.message().c_str());
+        return false;
+    }
+    ridge::Profile check;
+    char why[256] = {};
+    const ridge::ProfileStatus st = ridge::load_profile_file(path.c_str(), run.cpu, &check, why, sizeof why);
+    std::printf("\nProfile: %s (%s%s%s)\n", path.c_str(), ridge::profile_status_name(st), why[0] ? ": " : "", why);
+    return st == ridge::ProfileStatus::loaded;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options opt;
+    if (!parse_args(argc, argv, &opt)) return 2;
+    if (opt.print) return print_profile();
+    const Budget budget(opt.budget);
+    TuneRun run;
+    run.cpu = ridge::this_cpu_signature();
+    run.budget_seconds = opt.budget;
+    std::string path = opt.output;
+    if (path.empty()) {
+        char where[1024];
+        const char* source = nullptr;
+        ridge::profile_path(run.cpu, where, sizeof where, &source);
+        path = where;
+    }
+    if (path.empty()) {
+        std::fprintf(stderr, "ridge-tune: no place for the profile (set RIDGE_PROFILE or HOME), or use --output\n");
+        return 1;
+    }
+    std::printf("ridge-tune %s on %s, %d threads; budget %.0f s\n", ridge_version(), signature_text(run.cpu).c_str(),
+                omp_get_max_threads(), opt.budget);
+    warn_if_busy();
+    std::fflush(stdout);
+    run.topology = probe_caches(kSweepMaxBytes);
+    print_topology(run.topology);
+    run.model = model_table(run.topology);
+    print_model_table(run.model, run.topology);
+    std::fflush(stdout);
+    run_searches(run, budget);
+    run_crossovers(run, budget);
+    run.seconds = budget.elapsed();
+    std::printf("\nTuned in %.1f s.\n", run.seconds);
+    if (opt.exhaustive) run_exhaustive(run);
+    return write_profile(run, path) ? 0 : 1;
+}

@@ -1,0 +1,261 @@
+#include "search.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace ridge_tune {
+namespace {
+
+using ridge::BlockingParams;
+using ridge::GemmKernel;
+
+// Shares of a kernel's search time: KC moves the most (L1 and, through MC,
+// L2), NC the least (it only matters once n exceeds it); the rest confirms.
+constexpr double kShareKC = 0.40, kShareMC = 0.30, kShareNC = 0.12, kShareFinal = 0.18;
+
+// A move must beat the current point by this much: on a shared VM two equal
+// points differ by ~1% in medians of 3-5 rounds.
+constexpr double kMinGain = 1.01;
+constexpr double kMaxLossAtOneSize = 0.98;
+
+int64_t round_to(double x, int64_t multiple) {
+    return std::max<int64_t>(multiple, int64_t(std::llround(x / double(multiple))) * multiple);
+}
+
+// KC stays a multiple of 8 (the model's panel alignment) and of the kernel's k group.
+int64_t kc_multiple(const GemmKernel& k) { return std::lcm<int64_t>(8, k.k_group); }
+
+// `base` with KC scaled by `f`; MC scaled the other way so that the MC x KC
+// block of A keeps the L2 footprint the model gave it.
+BlockingParams scale_kc(const GemmKernel& k, const BlockingParams& base, double f) {
+    BlockingParams b = base;
+    b.KC = round_to(double(base.KC) * f, kc_multiple(k));
+    b.MC = round_to(double(base.MC) * double(base.KC) / double(b.KC), k.MR);
+    return b;
+}
+BlockingParams scale_mc(const GemmKernel& k, const BlockingParams& base, double f) {
+    BlockingParams b = base;
+    b.MC = round_to(double(base.MC) * f, k.MR);
+    return b;
+}
+BlockingParams scale_nc(const GemmKernel& k, const BlockingParams& base, double f) {
+    BlockingParams b = base;
+    b.NC = round_to(double(base.NC) * f, k.NR);
+    return b;
+}
+
+bool same(const BlockingParams& a, const BlockingParams& b) { return a.KC == b.KC && a.MC == b.MC && a.NC == b.NC; }
+
+std::vector<BlockingParams> unique(std::vector<BlockingParams> v) {
+    std::vector<BlockingParams> out;
+    for (const BlockingParams& b : v)
+        if (std::none_of(out.begin(), out.end(), [&](const BlockingParams& o) { return same(o, b); })) out.push_back(b);
+    return out;
+}
+
+double geomean(const std::vector<double>& v) {
+    double log_sum = 0;
+    for (double x : v) log_sum += std::log(std::max(x, 1e-9));
+    return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
+}
+
+// Per-size GFLOP/s of every candidate, interleaved within each size.
+std::vector<std::vector<double>> measure(const KernelSearch& s, std::vector<Problem>& problems,
+                                         const std::vector<BlockingParams>& candidates, int rounds) {
+    Plans plans;
+    for (const BlockingParams& b : candidates) plans.push_back(blocked_plan(*s.kernel, b));
+    std::vector<std::vector<double>> per_candidate(candidates.size());
+    for (Problem& p : problems) {
+        const std::vector<double> g = interleaved_gflops(p, plans, rounds);
+        for (size_t i = 0; i < candidates.size(); ++i) per_candidate[i].push_back(g[i]);
+    }
+    return per_candidate;
+}
+
+// A point may not buy its mean with a loss at one size: every size keeps at
+// least 98% of what the current point does there.
+bool no_size_loses(const std::vector<double>& candidate, const std::vector<double>& current) {
+    for (size_t z = 0; z < candidate.size(); ++z)
+        if (candidate[z] < kMaxLossAtOneSize * current[z]) return false;
+    return true;
+}
+
+// Rounds that fit `seconds` for `count` candidates, given one round of one
+// candidate over all sizes costs `round_seconds`; between 2 and 7.
+int rounds_for(double seconds, size_t count, double round_seconds) {
+    const double fit = seconds / (double(count) * round_seconds + 1e-9);
+    return int(std::clamp(std::floor(fit), 2.0, 7.0));
+}
+
+// One coordinate stage: measures `candidates` (the current point first) and
+// moves to the best if it gains more than kMinGain.
+void stage(KernelSearch& s, std::vector<Problem>& problems, std::vector<BlockingParams> candidates,
+           double seconds, double round_seconds) {
+    candidates = unique(candidates);
+    const int rounds = rounds_for(seconds, candidates.size(), round_seconds);
+    const auto results = measure(s, problems, candidates, rounds);
+    size_t best = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        const double g = geomean(results[i]);
+        s.trials.push_back({candidates[i], g});
+        if (g > geomean(results[best]) && no_size_loses(results[i], results[0])) best = i;
+    }
+    if (best != 0 && geomean(results[best]) > kMinGain * geomean(results[0])) s.chosen = candidates[best];
+}
+
+std::vector<Problem> make_problems(const KernelSearch& s) {
+    std::vector<Problem> problems;
+    for (int64_t n : s.sizes) problems.emplace_back(s.input, n);
+    return problems;
+}
+
+}  // namespace
+
+Budget::Budget(double seconds) : total_(seconds), start_(std::chrono::steady_clock::now()) {}
+double Budget::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+double Budget::left() const { return std::max(0.0, total_ - elapsed()); }
+
+void search_blocking(KernelSearch& s, double seconds) {
+    const GemmKernel& k = *s.kernel;
+    std::vector<Problem> problems = make_problems(s);
+    s.chosen = s.model;
+    // One round of one candidate over all sizes, at least one 2 ms sample per size.
+    double round_seconds = 0;
+    for (Problem& p : problems) round_seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(k, s.model)));
+    stage(s, problems,
+          {s.chosen, scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75), scale_kc(k, s.chosen, 1.25),
+           scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0)},
+          kShareKC * seconds, round_seconds);
+    stage(s, problems,
+          {s.chosen, scale_mc(k, s.chosen, 0.5), scale_mc(k, s.chosen, 0.75), scale_mc(k, s.chosen, 1.5),
+           scale_mc(k, s.chosen, 2.0)},
+          kShareMC * seconds, round_seconds);
+    stage(s, problems, {s.chosen, scale_nc(k, s.chosen, 0.5), scale_nc(k, s.chosen, 2.0)}, kShareNC * seconds,
+          round_seconds);
+    // The final word: the model's point against the chosen one, more rounds.
+    const int rounds = std::max(5, rounds_for(kShareFinal * seconds, 2, round_seconds));
+    const auto final_results = measure(s, problems, {s.model, s.chosen}, rounds);
+    s.model_gflops = final_results[0];
+    s.chosen_gflops = final_results[1];
+    s.searched = true;
+    if (same(s.model, s.chosen)) {
+        s.note = "the model's point won the search";
+    } else if (geomean(s.chosen_gflops) <= geomean(s.model_gflops) ||
+               !no_size_loses(s.chosen_gflops, s.model_gflops)) {
+        s.note = "the searched point did not beat the model's at every size in the final comparison: model kept";
+        s.chosen = s.model;
+        s.chosen_gflops = s.model_gflops;
+    } else {
+        char line[96];
+        std::snprintf(line, sizeof line, "searched point %.1f%% faster than the model's (geometric mean)",
+                      100.0 * (geomean(s.chosen_gflops) / geomean(s.model_gflops) - 1.0));
+        s.note = line;
+    }
+}
+
+GridResult exhaustive_grid(const KernelSearch& s) {
+    const GemmKernel& k = *s.kernel;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double factors[] = {0.25, 0.375, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0};
+    std::vector<BlockingParams> grid;
+    for (double fk : factors)
+        for (double fm : factors)
+            for (double fn : {0.5, 1.0, 2.0}) {
+                BlockingParams b = s.model;
+                b.KC = round_to(double(s.model.KC) * fk, kc_multiple(k));
+                b.MC = round_to(double(s.model.MC) * fm, k.MR);
+                b.NC = round_to(double(s.model.NC) * fn, k.NR);
+                grid.push_back(b);
+            }
+    grid = unique(grid);
+    std::vector<Problem> problems = make_problems(s);
+    GridResult out;
+    out.sizes = s.sizes;
+    out.points = int(grid.size());
+    // Pass 1: every point once per size (the order interleaves them).
+    const auto first = measure(s, problems, grid, 1);
+    // Pass 2: the best few per size and overall, against chosen and model, 7 rounds.
+    std::vector<size_t> order(grid.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<BlockingParams> finalists = {s.chosen, s.model};
+    auto take_top = [&](auto score, int count) {
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score(a) > score(b); });
+        for (int i = 0; i < count && i < int(order.size()); ++i) finalists.push_back(grid[order[size_t(i)]]);
+    };
+    take_top([&](size_t i) { return geomean(first[i]); }, 6);
+    for (size_t z = 0; z < s.sizes.size(); ++z) take_top([&](size_t i) { return first[i][z]; }, 3);
+    finalists = unique(finalists);
+    const auto final_results = measure(s, problems, finalists, 7);
+    for (size_t z = 0; z < s.sizes.size(); ++z) {
+        size_t best = 0;
+        for (size_t i = 0; i < finalists.size(); ++i)
+            if (final_results[i][z] > final_results[best][z]) best = i;
+        out.best_gflops.push_back(final_results[best][z]);
+        out.best_blocking.push_back(finalists[best]);
+        // finalists[0] is the chosen point; finalists[1] the model's (unless they are equal).
+        out.chosen_gflops.push_back(final_results[0][z]);
+        out.model_gflops.push_back(same(s.chosen, s.model) ? final_results[0][z] : final_results[1][z]);
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+void search_small_crossover(const GemmKernel& kernel, const BlockingParams& blocking, int threads,
+                            double min_flops_per_thread, double seconds, Crossover* out) {
+    if (kernel.small_f32 == nullptr) return;
+    ridge::GemmPlan small = blocked_plan(kernel, blocking);
+    small.small_path = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t n : {64, 96, 128, 160, 192, 224, 256, 320}) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        Problem p(ridge::Dtype::f32, n);
+        // The small path runs on one thread; the blocked path on as many as the
+        // library would give this size.
+        const double useful = std::max(1.0, p.flops() / std::max(min_flops_per_thread, 1.0));
+        const int blocked_threads = int(std::min<double>(threads, useful));
+        // The blocked path on one thread too: a second core busy with other work
+        // can make the threaded figure collapse for a moment, and the small path
+        // must not win on that.
+        Plans plans = {small, blocked_plan(kernel, blocking, 1)};
+        if (blocked_threads > 1) plans.push_back(blocked_plan(kernel, blocking, blocked_threads));
+        const std::vector<double> g = interleaved_gflops(p, plans, 7);
+        const double blocked = *std::max_element(g.begin() + 1, g.end());
+        char line[160];
+        std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread) %.1f (%d threads)",
+                      (long long)n, g[0], g[1], g.back(), blocked_threads);
+        out->lines.push_back(line);
+        // The run of sizes from the bottom where reading in place keeps up (2% for noise).
+        if (g[0] < 0.98 * blocked) break;
+        out->small_max_volume = double(n) * double(n) * double(n);
+    }
+}
+
+void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
+                             Crossover* out) {
+    if (omp_get_max_threads() < 2) return;
+    const ridge::GemmPlan one = blocked_plan(kernel, blocking, 1), two = blocked_plan(kernel, blocking, 2);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t n : {96, 128, 160, 192, 256, 320}) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        Problem p(ridge::Dtype::f32, n);
+        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
+        char line[128];
+        std::snprintf(line, sizeof line, "n=%lld: 1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)", (long long)n, g[0],
+                      g[1], g[1] / g[0]);
+        out->lines.push_back(line);
+        // The first size where a second thread clearly pays (20%, above the noise
+        // of a shared second core): each thread then gets half its flops.
+        if (g[1] >= 1.2 * g[0]) {
+            out->min_flops_per_thread = double(n) * double(n) * double(n);
+            break;
+        }
+    }
+}
+
+}  // namespace ridge_tune

@@ -1,0 +1,82 @@
+// The bounded empirical refinement around the model's point: block sizes per
+// kernel, then the small-path and threading crossovers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "timing.h"
+
+namespace ridge_tune {
+
+// A deadline the search spends against, with a share set aside for each stage.
+class Budget {
+public:
+    explicit Budget(double seconds);
+    double left() const;          // seconds until the deadline
+    double elapsed() const;
+    double total() const { return total_; }
+
+private:
+    double total_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+struct Trial {
+    ridge::BlockingParams blocking;
+    double gflops = 0;  // geometric mean over the kernel's sizes
+};
+
+// The search for one kernel: its model point, the point chosen and how both ran.
+struct KernelSearch {
+    ridge::Dtype input = ridge::Dtype::f32;
+    const ridge::GemmKernel* kernel = nullptr;
+    std::vector<int64_t> sizes;          // square n the objective averages over
+    ridge::BlockingParams model;         // the Low et al. point on the tuner's caches
+    ridge::BlockingParams chosen;        // what the profile will say
+    std::vector<double> model_gflops;    // per size, final interleaved comparison
+    std::vector<double> chosen_gflops;
+    std::vector<Trial> trials;           // everything the search measured, in order
+    bool searched = false;               // false: chosen is the model's point, unmeasured
+    std::string note;                    // how chosen came about
+};
+
+// Refines `s.model` into `s.chosen` within `seconds`: KC first (MC moved
+// with it so that the A block keeps its L2 footprint), then MC, then NC; a
+// move is kept only when it beats the current point by more than 1%. Ends
+// with an interleaved comparison of the model's and the chosen point at every
+// size; if the chosen point is not faster there, the model's is kept.
+void search_blocking(KernelSearch& s, double seconds);
+
+// `--exhaustive`: every point of a grid around the model (KC and MC from
+// a quarter to three times the model's, NC half to twice), one round each, then
+// the best few again against the searched and the model's point, interleaved,
+// per size. Prints the comparison; returns false if it could not run.
+struct GridResult {
+    std::vector<int64_t> sizes;
+    std::vector<double> best_gflops, chosen_gflops, model_gflops;  // per size
+    std::vector<ridge::BlockingParams> best_blocking;               // per size
+    int points = 0;
+    double seconds = 0;
+};
+GridResult exhaustive_grid(const KernelSearch& s);
+
+// The fp32 small path (A and B read in place) against the blocked path, square
+// sizes from 64 up: the largest m*n*k up to which the small path keeps up.
+// The thread threshold: 1 against 2 threads on the blocked path, the first
+// size from which the second thread pays.
+struct Crossover {
+    double small_max_volume = 0;
+    double min_flops_per_thread = 0;     // 0: not measured (one core, or never pays)
+    std::vector<std::string> lines;      // what was measured, for the profile and the log
+};
+// `threads` and `min_flops_per_thread`: the blocked path is timed with as many
+// threads as the library would give each size.
+void search_small_crossover(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads,
+                            double min_flops_per_thread, double seconds, Crossover* out);
+void search_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                             double seconds, Crossover* out);
+
+}  // namespace ridge_tune

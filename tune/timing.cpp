@@ -1,0 +1,116 @@
+#include "timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+namespace ridge_tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Each timed sample lasts at least this long: steady_clock and the call's own
+// overhead are then below 0.1% of it.
+constexpr double kMinSampleSeconds = 2e-3;
+
+// Random bf16/fp16/fp32 bit patterns of values in [-1, 1): fp32 drawn, then
+// narrowed by keeping the top half (bf16) or converted to binary16 (fp16).
+uint16_t to_bf16(float x) {
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    return uint16_t(u >> 16);
+}
+uint16_t to_f16(float x) {
+    // |x| < 1 and no subnormals matter here: a plain rebias of the exponent.
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    const uint32_t sign = (u >> 16) & 0x8000u;
+    const int exp = int((u >> 23) & 0xff) - 127 + 15;
+    if (exp <= 0) return uint16_t(sign);
+    return uint16_t(sign | (uint32_t(exp) << 10) | ((u >> 13) & 0x3ffu));
+}
+
+std::vector<uint8_t> random_matrix(ridge::Dtype input, int64_t count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<uint8_t> out(size_t(count) * size_t(ridge::dtype_bytes(input)));
+    for (int64_t i = 0; i < count; ++i) {
+        const float x = dist(rng);
+        if (input == ridge::Dtype::f32) {
+            std::memcpy(out.data() + 4 * i, &x, 4);
+        } else {
+            const uint16_t h = input == ridge::Dtype::bf16 ? to_bf16(x) : to_f16(x);
+            std::memcpy(out.data() + 2 * i, &h, 2);
+        }
+    }
+    return out;
+}
+
+double run_for_seconds(Problem& problem, const ridge::GemmPlan& plan, int calls) {
+    const ridge::GemmArgs args = problem.args();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < calls; ++i) ridge::gemm(args, plan);
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+Problem::Problem(ridge::Dtype input, int64_t n)
+    : input_(input),
+      n_(n),
+      a_(random_matrix(input, n * n, 1)),
+      b_(random_matrix(input, n * n, 2)),
+      c_(size_t(n * n), 0.0f) {}
+
+ridge::GemmArgs Problem::args() {
+    ridge::GemmArgs g;
+    g.input = input_;
+    g.m = g.n = g.k = n_;
+    g.a = a_.data(), g.lda = n_;
+    g.b = b_.data(), g.ldb = n_;
+    g.c = c_.data(), g.ldc = n_;
+    g.alpha = 1.0f, g.beta = 0.0f;
+    return g;
+}
+
+ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads) {
+    ridge::GemmPlan plan;
+    plan.kernel = &kernel;
+    plan.blocking = blocking;
+    plan.blocking.MR = kernel.MR;
+    plan.blocking.NR = kernel.NR;
+    plan.threads = threads;
+    return plan;
+}
+
+double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan) {
+    run_for_seconds(problem, plan, 1);
+    return run_for_seconds(problem, plan, 1);
+}
+
+std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds) {
+    const size_t count = plans.size();
+    std::vector<int> calls(count);
+    for (size_t i = 0; i < count; ++i) {
+        const double once = seconds_per_call(problem, plans[i]);  // also the warm-up
+        calls[i] = int(std::clamp(kMinSampleSeconds / std::max(once, 1e-9), 1.0, 1000.0));
+    }
+    std::vector<std::vector<double>> rates(count);
+    for (int r = 0; r < rounds; ++r) {
+        for (size_t j = 0; j < count; ++j) {
+            const size_t i = (j + size_t(r)) % count;  // rotate who goes first
+            const double s = run_for_seconds(problem, plans[i], calls[i]);
+            rates[i].push_back(problem.flops() * calls[i] / s * 1e-9);
+        }
+    }
+    std::vector<double> medians(count);
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<double>& v = rates[i];
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        medians[i] = v[v.size() / 2];
+    }
+    return medians;
+}
+
+}  // namespace ridge_tune

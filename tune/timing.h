@@ -1,0 +1,44 @@
+// Timing GEMM plans the way a shared, noisy machine allows: warm up, then
+// interleave the candidates round by round (so a slow spell hits all of them
+// alike) and keep each one's median.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gemm/gemm.h"
+
+namespace ridge_tune {
+
+// A square n x n x n problem with random A and B of `input` type, column-major, NN.
+class Problem {
+public:
+    Problem(ridge::Dtype input, int64_t n);
+    ridge::GemmArgs args();
+    double flops() const { return 2.0 * double(n_) * double(n_) * double(n_); }
+    int64_t n() const { return n_; }
+    ridge::Dtype input() const { return input_; }
+
+private:
+    ridge::Dtype input_;
+    int64_t n_;
+    std::vector<uint8_t> a_, b_;
+    std::vector<float> c_;
+};
+
+// One way of running a problem: a plan for the driver (kernel, blocking, threads, path).
+using Plans = std::vector<ridge::GemmPlan>;
+
+// GFLOP/s of each plan on `problem`: one warm-up call each, then `rounds`
+// rounds in which every plan runs once (in a rotating order), each timing at
+// least ~2 ms of calls; the median per plan.
+std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds);
+
+// Seconds of one call of `plan` on `problem` (one timed call after a warm-up):
+// what the search budgets with.
+double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan);
+
+// The driver's plan for `kernel` with `blocking` on one thread, blocked path.
+ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads = 1);
+
+}  // namespace ridge_tune
