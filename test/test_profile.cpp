@@ -1191,14 +1191,15 @@ TEST_F(ProfilePath, RidgeProfileComesFirst) {
     EXPECT_EQ("RIDGE_PROFILE", f.source);
 }
 
-TEST_F(ProfilePath, MissingRidgeProfileFallsThroughToXdg) {
+TEST_F(ProfilePath, MissingRidgeProfileDoesNotFallThrough) {
+    // Named but absent: no profile, even though XDG's place has one.
     setenv("RIDGE_PROFILE", (dir_ + "/absent.json").c_str(), 1);
     setenv("XDG_CONFIG_HOME", dir_.c_str(), 1);
-    const std::string xdg = config_file(dir_, false);
+    config_file(dir_, false);
     const Found f = find();
-    EXPECT_TRUE(f.exists);
-    EXPECT_EQ(xdg, f.path);
-    EXPECT_EQ("XDG_CONFIG_HOME", f.source);
+    EXPECT_FALSE(f.exists);
+    EXPECT_EQ(dir_ + "/absent.json", f.path);
+    EXPECT_EQ("RIDGE_PROFILE", f.source);
 }
 
 TEST_F(ProfilePath, HomeWhenXdgHasNone) {

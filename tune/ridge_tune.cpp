@@ -238,6 +238,11 @@ int main(int argc, char** argv) {
     run.cpu = ridge::this_cpu_signature();
     run.budget_seconds = opt.budget;
     std::string path = opt.output;
+    const char* named = std::getenv("RIDGE_PROFILE");
+    if (path.empty() && named != nullptr && std::strcmp(named, "none") == 0) {
+        std::fprintf(stderr, "ridge-tune: RIDGE_PROFILE=none turns profiles off: name a file with --output\n");
+        return 2;
+    }
     if (path.empty()) {
         char where[1024];
         const char* source = nullptr;

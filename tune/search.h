@@ -51,9 +51,9 @@ struct KernelSearch {
 void search_blocking(KernelSearch& s, double seconds);
 
 // `--exhaustive`: every point of a grid around the model (KC and MC from
-// a quarter to three times the model's, NC half to twice), one round each, then
-// the best few again against the searched and the model's point, interleaved,
-// per size. Prints the comparison; returns false if it could not run.
+// a quarter to three times the model's, NC half to twice), one round each; the
+// best few again, 7 rounds; then per size the best of those, the searched and
+// the model's point head to head, 11 rounds, interleaved.
 struct GridResult {
     std::vector<int64_t> sizes;
     std::vector<double> best_gflops, chosen_gflops, model_gflops;  // per size

@@ -466,6 +466,12 @@ bool profile_path(const CpuSignature& sig, char* path, size_t path_size, const c
     }
     char stem[64];
     profile_file_stem(sig, stem, sizeof stem);
+    // RIDGE_PROFILE, when set, is the only place looked at: a user who names a
+    // file (or a test that names a missing one) must not get another profile.
+    if (format_candidate(Candidate::ridge_profile, stem, path, path_size)) {
+        if (source != nullptr) *source = candidate_source(Candidate::ridge_profile);
+        return path_exists(path);
+    }
     const Candidate order[] = {Candidate::ridge_profile, Candidate::xdg_config_home, Candidate::home,
                                Candidate::system};
     for (const Candidate c : order) {

@@ -94,7 +94,7 @@ ProfileStatus load_profile_file(const char* path, const CpuSignature& here, Prof
                                 size_t why_size);
 
 // Where the library looks for this CPU's profile, first hit wins:
-//   1. $RIDGE_PROFILE (a file path, used as is);
+//   1. $RIDGE_PROFILE (a file path, used as is; when set, the only place looked at);
 //   2. $XDG_CONFIG_HOME/ridge/<stem>.json (ignored unless absolute, as the XDG spec says);
 //   3. $HOME/.config/ridge/<stem>.json;
 //   4. /etc/ridge/<stem>.json (system-wide);

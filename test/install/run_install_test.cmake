@@ -77,6 +77,7 @@ endforeach()
 if(EXPECT_BENCH)
   require_file("${prefix}/${BINDIR}/ridge-bench")
 endif()
+require_file("${prefix}/${BINDIR}/ridge-tune")  # always built: the per-machine tuner
 
 # --- what must not be ---
 file(GLOB_RECURSE internal "${prefix}/*ridge_internal*" "${prefix}/*ridge_core*")
