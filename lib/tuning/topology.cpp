@@ -93,15 +93,12 @@ CacheTopology checked_topology(const RawCache* raw, size_t count) {
     return topo;
 }
 
-RawCaches read_hwloc_caches() {
+namespace {
+
+// The data caches the first core sees in a loaded topology, innermost first: the
+// walk up from its first PU. One function whatever hwloc loaded the topology from.
+RawCaches first_core_caches(hwloc_topology_t topology) {
     RawCaches out;
-    hwloc_topology_t topology;
-    if (hwloc_topology_init(&topology) != 0) return out;
-    if (hwloc_topology_load(topology) != 0) {
-        hwloc_topology_destroy(topology);
-        return out;
-    }
-    // Walk up from the first core's first PU: the caches that core sees, innermost first.
     hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0);
     for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj && out.count < RawCaches::kMaxLevels; obj = obj->parent) {
         if (!hwloc_obj_type_is_dcache(obj->type) || obj->attr == nullptr) continue;
@@ -112,11 +109,43 @@ RawCaches read_hwloc_caches() {
         c.size_bytes = static_cast<int64_t>(attr.size);
         c.ways = attr.associativity;  // -1 means fully associative, 0 unknown
         c.line_bytes = static_cast<int>(attr.linesize);
+        // Cores, not PUs: SMT siblings share a core's caches without dividing them further.
         c.cores_sharing = std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(topology, obj->cpuset,
                                                                              HWLOC_OBJ_CORE));
     }
+    return out;
+}
+
+// Points hwloc at a topology source before the load: hwloc_topology_set_xml or
+// hwloc_topology_set_synthetic.
+using SetSource = int (*)(hwloc_topology_t, const char*);
+
+// Loads a topology and reads its caches. `set_source` null: this machine.
+RawCaches load_and_read(SetSource set_source, const char* input) {
+    RawCaches out;
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology) != 0) return out;
+    // When hwloc refuses the input, the load must not run: it would discover this
+    // machine instead, and a test would check the wrong caches without knowing it.
+    const bool source_set = set_source == nullptr || set_source(topology, input) == 0;
+    if (source_set && hwloc_topology_load(topology) == 0) out = first_core_caches(topology);
     hwloc_topology_destroy(topology);
     return out;
+}
+
+}  // namespace
+
+RawCaches read_hwloc_caches() { return load_and_read(nullptr, nullptr); }
+
+RawCaches read_hwloc_caches_from_xml(const char* path) {
+    // Nothing to read: refused here, hwloc documents no meaning for a null path.
+    if (path == nullptr) return RawCaches{};
+    return load_and_read(hwloc_topology_set_xml, path);
+}
+
+RawCaches read_hwloc_caches_from_synthetic(const char* description) {
+    if (description == nullptr) return RawCaches{};
+    return load_and_read(hwloc_topology_set_synthetic, description);
 }
 
 const CacheTopology& machine_topology() {

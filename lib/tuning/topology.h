@@ -47,6 +47,17 @@ struct RawCaches {
 // `count` is 0 when hwloc could not be read.
 RawCaches read_hwloc_caches();
 
+// The same walk over a topology hwloc loads from elsewhere, so that tests can take
+// the whole path (hwloc -> RawCaches -> checked_topology) on machines they do not
+// run on. `count` is 0 when hwloc refuses the input (never this machine's caches
+// instead). Test inputs only: hwloc 2.9 trusts an XML file, and crashes on one whose
+// objects lack nodesets (test/topology/ has complete ones).
+RawCaches read_hwloc_caches_from_xml(const char* path);
+// `description` in hwloc's synthetic syntax, e.g. "Package:1 L2Cache:2(size=2MiB) Core:1 PU:1".
+// hwloc gives every synthetic cache associativity 0 and 64-byte lines, and reads
+// "MB" as 10^6 bytes ("MiB" is 2^20).
+RawCaches read_hwloc_caches_from_synthetic(const char* description);
+
 // Applies the sanity rules and fallbacks to what hwloc said. Pure: tests feed it odd topologies.
 CacheTopology checked_topology(const RawCache* raw, size_t count);
 
