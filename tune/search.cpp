@@ -200,12 +200,22 @@ GridResult exhaustive_grid(const KernelSearch& s) {
         size_t best = 0;
         for (size_t i = 0; i < finalists.size(); ++i)
             if (final_results[i][z] > final_results[best][z]) best = i;
-        Plans head_to_head = {blocked_plan(k, finalists[best]), blocked_plan(k, s.chosen), blocked_plan(k, s.model)};
-        const std::vector<double> g = interleaved_gflops(problems[z], head_to_head, 11);
-        out.best_gflops.push_back(g[0]);
+        // Ratios per round (paired), 21 rounds; a point equal to the best, or
+        // the model's equal to the chosen, is the same plan and not timed twice.
+        Plans head_to_head = {blocked_plan(k, finalists[best])};
+        auto slot = [&](const BlockingParams& b) -> size_t {
+            for (size_t i = 0; i < head_to_head.size(); ++i)
+                if (same(head_to_head[i].blocking, b)) return i;
+            head_to_head.push_back(blocked_plan(k, b));
+            return head_to_head.size() - 1;
+        };
+        const size_t chosen_at = slot(s.chosen), model_at = slot(s.model);
+        const std::vector<double> ratio = paired_ratios(problems[z], head_to_head, 21);
+        const double best_gflops = interleaved_gflops(problems[z], {head_to_head[0]}, 5)[0];
+        out.best_gflops.push_back(best_gflops);
         out.best_blocking.push_back(finalists[best]);
-        out.chosen_gflops.push_back(g[1]);
-        out.model_gflops.push_back(g[2]);
+        out.chosen_gflops.push_back(best_gflops * ratio[chosen_at]);
+        out.model_gflops.push_back(best_gflops * ratio[model_at]);
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
@@ -217,13 +227,17 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     ridge::GemmPlan small = blocked_plan(kernel, blocking);
     small.small_path = true;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t n : {64, 96, 128, 160, 192, 224, 256, 320}) {
+    for (int64_t n : {64, 96, 128, 160, 192, 224, 256}) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
         Problem p(ridge::Dtype::f32, n);
         // The small path runs on one thread; the blocked path on as many as the
         // library would give this size.
         const double useful = std::max(1.0, p.flops() / std::max(min_flops_per_thread, 1.0));
         const int blocked_threads = int(std::min<double>(threads, useful));
+        // The small path runs on one thread: where the library would thread the
+        // blocked path, reading in place cannot keep up on a quiet machine, and
+        // a win measured there would only mean the second core was busy.
+        if (blocked_threads > 1) break;
         // The blocked path on one thread too: a second core busy with other work
         // can make the threaded figure collapse for a moment, and the small path
         // must not win on that.

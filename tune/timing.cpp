@@ -89,7 +89,16 @@ double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan) {
     return run_for_seconds(problem, plan, 1);
 }
 
-std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds) {
+namespace {
+
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+// GFLOP/s samples[plan][round]: one warm-up call each, then `rounds` rounds in
+// which every plan runs once, in a rotating order.
+std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Plans& plans, int rounds) {
     const size_t count = plans.size();
     std::vector<int> calls(count);
     for (size_t i = 0; i < count; ++i) {
@@ -104,13 +113,27 @@ std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int
             rates[i].push_back(problem.flops() * calls[i] / s * 1e-9);
         }
     }
-    std::vector<double> medians(count);
-    for (size_t i = 0; i < count; ++i) {
-        std::vector<double>& v = rates[i];
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        medians[i] = v[v.size() / 2];
-    }
+    return rates;
+}
+
+}  // namespace
+
+std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds) {
+    const auto rates = interleaved_samples(problem, plans, rounds);
+    std::vector<double> medians;
+    for (const std::vector<double>& v : rates) medians.push_back(median(v));
     return medians;
+}
+
+std::vector<double> paired_ratios(Problem& problem, const Plans& plans, int rounds) {
+    const auto rates = interleaved_samples(problem, plans, rounds);
+    std::vector<double> ratios;
+    for (const std::vector<double>& v : rates) {
+        std::vector<double> per_round;
+        for (size_t r = 0; r < v.size(); ++r) per_round.push_back(v[r] / rates[0][r]);
+        ratios.push_back(median(per_round));
+    }
+    return ratios;
 }
 
 }  // namespace ridge_tune
