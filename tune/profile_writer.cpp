@@ -78,7 +78,17 @@ Json kernel_json(const TuneRun& run, const ModelRow& row) {
         out["how"] = s->note;
         out["gflops_model"] = per_size(s->sizes, s->model_gflops);
         out["gflops_chosen"] = per_size(s->sizes, s->chosen_gflops);
-        out["trials"] = s->trials.size();
+        Json trials = Json::array();
+        for (const Trial& t : s->trials) {
+            Json ratio = Json::array();
+            for (double r : t.ratio) ratio.push_back(std::round(r * 1000) / 1000);
+            trials.push_back({{"KC", t.blocking.KC},
+                              {"MC", t.blocking.MC},
+                              {"NC", t.blocking.NC},
+                              {"gflops", std::round(t.gflops * 10) / 10},
+                              {"ratio_to_current_per_size", ratio}});
+        }
+        out["trials"] = trials;
     } else if (s != nullptr) {
         out["chosen"] = blocking_json(s->chosen);
         out["how"] = s->note;

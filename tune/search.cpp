@@ -21,6 +21,7 @@ constexpr double kShareKC = 0.40, kShareMC = 0.30, kShareNC = 0.12, kShareFinal 
 // points differ by ~1% in medians of 3-5 rounds.
 constexpr double kMinGain = 1.01;
 constexpr double kMaxLossAtOneSize = 0.98;
+constexpr double kMaxLossFinal = 0.99;
 
 int64_t round_to(double x, int64_t multiple) {
     return std::max<int64_t>(multiple, int64_t(std::llround(x / double(multiple))) * multiple);
@@ -35,6 +36,12 @@ BlockingParams scale_kc(const GemmKernel& k, const BlockingParams& base, double 
     BlockingParams b = base;
     b.KC = round_to(double(base.KC) * f, kc_multiple(k));
     b.MC = round_to(double(base.MC) * double(base.KC) / double(b.KC), k.MR);
+    return b;
+}
+// KC scaled with MC left alone: a smaller A block, for when L2 is not the limit.
+BlockingParams scale_kc_alone(const GemmKernel& k, const BlockingParams& base, double f) {
+    BlockingParams b = base;
+    b.KC = round_to(double(base.KC) * f, kc_multiple(k));
     return b;
 }
 BlockingParams scale_mc(const GemmKernel& k, const BlockingParams& base, double f) {
@@ -63,32 +70,40 @@ double geomean(const std::vector<double>& v) {
     return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
 }
 
-// Per-size GFLOP/s of every candidate, interleaved within each size.
-std::vector<std::vector<double>> measure(const KernelSearch& s, std::vector<Problem>& problems,
-                                         const std::vector<BlockingParams>& candidates, int rounds) {
+// Per candidate and size: median GFLOP/s, and the paired ratio to candidates[0]
+// (see time_plans), interleaved within each size.
+struct Measured {
+    std::vector<std::vector<double>> gflops;  // [candidate][size]
+    std::vector<std::vector<double>> ratio;   // [candidate][size], to candidate 0
+};
+Measured measure(const KernelSearch& s, std::vector<Problem>& problems, const std::vector<BlockingParams>& candidates,
+                 int rounds) {
     Plans plans;
     for (const BlockingParams& b : candidates) plans.push_back(blocked_plan(*s.kernel, b));
-    std::vector<std::vector<double>> per_candidate(candidates.size());
+    Measured m{std::vector<std::vector<double>>(candidates.size()), std::vector<std::vector<double>>(candidates.size())};
     for (Problem& p : problems) {
-        const std::vector<double> g = interleaved_gflops(p, plans, rounds);
-        for (size_t i = 0; i < candidates.size(); ++i) per_candidate[i].push_back(g[i]);
+        const Timed t = time_plans(p, plans, rounds);
+        for (size_t i = 0; i < candidates.size(); ++i) {
+            m.gflops[i].push_back(t.gflops[i]);
+            m.ratio[i].push_back(t.ratio[i]);
+        }
     }
-    return per_candidate;
+    return m;
 }
 
-// A point may not buy its mean with a loss at one size: every size keeps at
-// least 98% of what the current point does there.
-bool no_size_loses(const std::vector<double>& candidate, const std::vector<double>& current) {
-    for (size_t z = 0; z < candidate.size(); ++z)
-        if (candidate[z] < kMaxLossAtOneSize * current[z]) return false;
+// A point may not buy its mean with a loss at one size: at every size its
+// paired ratio to the current point stays at or above `floor`.
+bool no_size_loses(const std::vector<double>& ratio, double floor) {
+    for (double r : ratio)
+        if (r < floor) return false;
     return true;
 }
 
 // Rounds that fit `seconds` for `count` candidates, given one round of one
-// candidate over all sizes costs `round_seconds`; between 2 and 7.
+// candidate over all sizes costs `round_seconds`; between 3 and 11.
 int rounds_for(double seconds, size_t count, double round_seconds) {
     const double fit = seconds / (double(count) * round_seconds + 1e-9);
-    return int(std::clamp(std::floor(fit), 2.0, 7.0));
+    return int(std::clamp(std::floor(fit), 3.0, 11.0));
 }
 
 // One coordinate stage: measures `candidates` (the current point first) and
@@ -97,14 +112,13 @@ void stage(KernelSearch& s, std::vector<Problem>& problems, std::vector<Blocking
            double seconds, double round_seconds) {
     candidates = unique(candidates);
     const int rounds = rounds_for(seconds, candidates.size(), round_seconds);
-    const auto results = measure(s, problems, candidates, rounds);
+    const Measured m = measure(s, problems, candidates, rounds);
     size_t best = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {
-        const double g = geomean(results[i]);
-        s.trials.push_back({candidates[i], g});
-        if (g > geomean(results[best]) && no_size_loses(results[i], results[0])) best = i;
+        s.trials.push_back({candidates[i], geomean(m.gflops[i]), m.ratio[i]});
+        if (geomean(m.ratio[i]) > geomean(m.ratio[best]) && no_size_loses(m.ratio[i], kMaxLossAtOneSize)) best = i;
     }
-    if (best != 0 && geomean(results[best]) > kMinGain * geomean(results[0])) s.chosen = candidates[best];
+    if (best != 0 && geomean(m.ratio[best]) > kMinGain) s.chosen = candidates[best];
 }
 
 std::vector<Problem> make_problems(const KernelSearch& s) {
@@ -131,7 +145,8 @@ void search_blocking(KernelSearch& s, double seconds) {
     // Down to a quarter: a kernel's KC floor (AMX's) may sit above what this machine's L1 prefers.
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
-           scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0)},
+           scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0),
+           scale_kc_alone(k, s.chosen, 0.5), scale_kc_alone(k, s.chosen, 0.25)},
           kShareKC * seconds, round_seconds);
     stage(s, problems,
           {s.chosen, scale_mc(k, s.chosen, 0.5), scale_mc(k, s.chosen, 0.75), scale_mc(k, s.chosen, 1.5),
@@ -140,22 +155,24 @@ void search_blocking(KernelSearch& s, double seconds) {
     stage(s, problems, {s.chosen, scale_nc(k, s.chosen, 0.5), scale_nc(k, s.chosen, 2.0)}, kShareNC * seconds,
           round_seconds);
     // The final word: the model's point against the chosen one, more rounds.
-    const int rounds = std::max(5, rounds_for(kShareFinal * seconds, 2, round_seconds));
-    const auto final_results = measure(s, problems, {s.model, s.chosen}, rounds);
-    s.model_gflops = final_results[0];
-    s.chosen_gflops = final_results[1];
+    // A moved point must win by kMinGain and lose nowhere by more than 1%.
+    const int rounds = std::max(9, rounds_for(kShareFinal * seconds, 2, round_seconds));
+    const Measured m = measure(s, problems, {s.model, s.chosen}, rounds);
+    s.model_gflops = m.gflops[0];
+    s.chosen_gflops = m.gflops[1];
     s.searched = true;
     if (same(s.model, s.chosen)) {
         s.note = "the model's point won the search";
-    } else if (geomean(s.chosen_gflops) <= geomean(s.model_gflops) ||
-               !no_size_loses(s.chosen_gflops, s.model_gflops)) {
-        s.note = "the searched point did not beat the model's at every size in the final comparison: model kept";
+        s.chosen_gflops = s.model_gflops;
+    } else if (geomean(m.ratio[1]) <= kMinGain || !no_size_loses(m.ratio[1], kMaxLossFinal)) {
+        s.note = "the searched point did not beat the model's clearly at every size in the final comparison: "
+                 "model kept";
         s.chosen = s.model;
         s.chosen_gflops = s.model_gflops;
     } else {
         char line[96];
         std::snprintf(line, sizeof line, "searched point %.1f%% faster than the model's (geometric mean)",
-                      100.0 * (geomean(s.chosen_gflops) / geomean(s.model_gflops) - 1.0));
+                      100.0 * (geomean(m.ratio[1]) - 1.0));
         s.note = line;
     }
 }
@@ -180,7 +197,7 @@ GridResult exhaustive_grid(const KernelSearch& s) {
     out.sizes = s.sizes;
     out.points = int(grid.size());
     // Pass 1: every point once per size (the order interleaves them).
-    const auto first = measure(s, problems, grid, 1);
+    const auto first = measure(s, problems, grid, 1).gflops;
     // Pass 2: the best few per size and overall, against chosen and model, 7 rounds.
     std::vector<size_t> order(grid.size());
     std::iota(order.begin(), order.end(), 0);
@@ -192,7 +209,7 @@ GridResult exhaustive_grid(const KernelSearch& s) {
     take_top([&](size_t i) { return geomean(first[i]); }, 6);
     for (size_t z = 0; z < s.sizes.size(); ++z) take_top([&](size_t i) { return first[i][z]; }, 3);
     finalists = unique(finalists);
-    const auto final_results = measure(s, problems, finalists, 7);
+    const auto final_results = measure(s, problems, finalists, 7).gflops;
     // Pass 3, per size: the best finalist against the chosen and the model's
     // point, head to head. The best of ~20 noisy medians is biased upward (the
     // winner's curse); measured again beside the other two, it is not.
@@ -210,7 +227,7 @@ GridResult exhaustive_grid(const KernelSearch& s) {
             return head_to_head.size() - 1;
         };
         const size_t chosen_at = slot(s.chosen), model_at = slot(s.model);
-        const std::vector<double> ratio = paired_ratios(problems[z], head_to_head, 21);
+        const std::vector<double> ratio = time_plans(problems[z], head_to_head, 21).ratio;
         const double best_gflops = interleaved_gflops(problems[z], {head_to_head[0]}, 5)[0];
         out.best_gflops.push_back(best_gflops);
         out.best_blocking.push_back(finalists[best]);

@@ -26,7 +26,8 @@ private:
 
 struct Trial {
     ridge::BlockingParams blocking;
-    double gflops = 0;  // geometric mean over the kernel's sizes
+    double gflops = 0;            // geometric mean over the kernel's sizes
+    std::vector<double> ratio;    // per size, paired ratio to the point current at its stage
 };
 
 // The search for one kernel: its model point, the point chosen and how both ran.
@@ -44,10 +45,12 @@ struct KernelSearch {
 };
 
 // Refines `s.model` into `s.chosen` within `seconds`: KC first (MC moved
-// with it so that the A block keeps its L2 footprint), then MC, then NC; a
-// move is kept only when it beats the current point by more than 1%. Ends
-// with an interleaved comparison of the model's and the chosen point at every
-// size; if the chosen point is not faster there, the model's is kept.
+// with it so that the A block keeps its L2 footprint, and alone), then MC,
+// then NC. Candidates are compared by paired ratios to the current point
+// (time_plans); a move must gain more than 1% in the geometric mean over the
+// sizes and keep 98% at each. Ends with the model's point against the chosen
+// one (at least 9 rounds): the chosen point stands only if it gains 1% and
+// keeps 99% at every size, else the model's is kept.
 void search_blocking(KernelSearch& s, double seconds);
 
 // `--exhaustive`: every point of a grid around the model (KC and MC from

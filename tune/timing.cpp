@@ -118,22 +118,20 @@ std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Pla
 
 }  // namespace
 
-std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds) {
+Timed time_plans(Problem& problem, const Plans& plans, int rounds) {
     const auto rates = interleaved_samples(problem, plans, rounds);
-    std::vector<double> medians;
-    for (const std::vector<double>& v : rates) medians.push_back(median(v));
-    return medians;
-}
-
-std::vector<double> paired_ratios(Problem& problem, const Plans& plans, int rounds) {
-    const auto rates = interleaved_samples(problem, plans, rounds);
-    std::vector<double> ratios;
+    Timed t;
     for (const std::vector<double>& v : rates) {
+        t.gflops.push_back(median(v));
         std::vector<double> per_round;
         for (size_t r = 0; r < v.size(); ++r) per_round.push_back(v[r] / rates[0][r]);
-        ratios.push_back(median(per_round));
+        t.ratio.push_back(median(per_round));
     }
-    return ratios;
+    return t;
+}
+
+std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds) {
+    return time_plans(problem, plans, rounds).gflops;
 }
 
 }  // namespace ridge_tune

@@ -34,10 +34,15 @@ using Plans = std::vector<ridge::GemmPlan>;
 // least ~2 ms of calls; the median per plan.
 std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds);
 
-// The same rounds, each plan's rate divided by plans[0]'s in the same round,
-// the median over rounds: a slow spell or a clock change hits both sides of a
-// pair, so the ratio is steadier than a ratio of medians. ratios[0] is 1.
-std::vector<double> paired_ratios(Problem& problem, const Plans& plans, int rounds);
+// Both figures from the same rounds: each plan's median GFLOP/s, and its rate
+// divided by plans[0]'s in the same round, the median over rounds. A slow
+// spell or a clock change hits both sides of a pair, so the paired ratio is
+// steadier than a ratio of medians (ratio[0] is 1).
+struct Timed {
+    std::vector<double> gflops;
+    std::vector<double> ratio;
+};
+Timed time_plans(Problem& problem, const Plans& plans, int rounds);
 
 // Seconds of one call of `plan` on `problem` (one timed call after a warm-up):
 // what the search budgets with.
