@@ -244,6 +244,7 @@ int main(int argc, char** argv) {
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/gemm16.txt");
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/gemv.txt");
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/decode.txt");
+        shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/skinny.txt");
     }
 
     const double peak512 = measured_fp32_peak_gflops("avx512");

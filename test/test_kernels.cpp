@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "gemm/gemm.h"
 #include "gemm_check.h"
@@ -293,6 +294,67 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
                     call.lda_pad = t, call.ldb_pad = 3 - t;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
+    }
+}
+
+// The driver's few-rows path (m <= 16, B read in place) with each kernel that
+// has one: every m from 1 to 16, n around the 24-column strips (edges of
+// 1..23 columns run as 16/8/4/2/1 pieces), k from 1 up, every transpose pair,
+// padded leading dimensions, and 1 and 3 threads (strips split between them).
+TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 9;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.skinny_m_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ++kernels;
+        ridge::GemmPlan plan;
+        plan.kernel = &ker;
+        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        plan.skinny_m_path = true;
+        SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
+        for (int64_t m = 1; m <= 16; ++m)
+            for (int64_t n : {1, 7, 23, 24, 25, 48, 71})
+                for (int64_t k : {1, 2, 33}) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = k;
+                    const int t = int((m + n + k) % 4);
+                    call.ta = t & 1, call.tb = t & 2;
+                    call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                    call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
+                    plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
+}
+
+// Dispatch sends few-row fp32 problems too large for the small path to the
+// few-rows path when the chosen kernel has one (and the result is right).
+TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->skinny_m_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    std::mt19937 rng(test_seed() + 10);
+    const double small_volume = ridge::runtime_config().small_max_volume;
+    for (int64_t m : {2, 9, 16}) {  // (m = 1 is a GEMV)
+        Call call;
+        call.m = m, call.k = 300;
+        call.n = int64_t(small_volume / double(m * call.k)) + 25;  // just above the small path's volume
+        call.alpha = 0.5f, call.beta = 0.0f;
+        Operands ops(call, rng);
+        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+        ridge::GemmArgs g;
+        g.m = call.m, g.n = call.n, g.k = call.k, g.alpha = call.alpha, g.beta = call.beta;
+        g.a = ops.a.data(), g.lda = call.lda(), g.b = ops.b.data(), g.ldb = call.ldb();
+        g.c = ops.c.data(), g.ldc = call.ldc();
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ("skinny_m", r.path) << "m=" << m;
+        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
     }
 }
 

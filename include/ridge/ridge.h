@@ -132,7 +132,7 @@ RIDGE_API const char *ridge_gemm_kernel_name(ridge_dtype input);
 typedef struct ridge_report {
     const char *routine;  /* "gemm" or "gemv" */
     const char *input;    /* "f32", "f16", "bf16": A's and B's (x's) element type */
-    const char *path;     /* "blocked", "small", "skinny" or "gemv" */
+    const char *path;     /* "blocked", "small", "skinny", "skinny_m" or "gemv" */
     const char *kernel;   /* the microkernel that ran */
     int threads;
     int64_t m, n, k;      /* as ridge ran it: column-major (row-major calls swap m and n); k = 1 for GEMV */

@@ -51,6 +51,18 @@ bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
            g.n <= kSkinnyMaxColumns && g.m >= 2 * kernel.MR;
 }
 
+// Few rows (m <= 16, one zmm of C per column): B, the large operand, is read
+// once in place and nothing is packed; the 32-row kernels would waste half
+// their tile and copy all of B first. Measured in bench/shapes/skinny.txt.
+constexpr int64_t kSkinnyMaxRows = 16;
+
+// B transposed is left to the blocked path: a strip of 24 columns of op(B) is
+// then 96 bytes of each of k rows ldb apart, half-used lines the prefetchers do
+// not follow (measured 20 GFLOP/s at 16 x 4096 x 4096, 1 thread, against 72 untransposed).
+bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
+    return g.input == Dtype::f32 && kernel.skinny_m_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
+}
+
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
@@ -327,7 +339,8 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.blocking = choice.blocking;
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
-    plan.skinny_path = !plan.small_path && use_skinny_path(*plan.kernel, args);
+    plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
+    plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(*plan.kernel, args);
     return run_gemm(args, plan);
 }
 
@@ -339,12 +352,15 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     const CallMeter meter;
     const ridge_status status = gemm(g, plan);
     const double seconds = meter.seconds(), measured = meter.measured_memory_bytes();
-    const char* path = plan.small_path ? "small" : plan.skinny_path ? "skinny" : "blocked";
+    const char* path = plan.small_path      ? "small"
+                       : plan.skinny_path   ? "skinny"
+                       : plan.skinny_m_path ? "skinny_m"
+                                            : "blocked";
     ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.small_path ? 1 : plan.threads);
     r.m = g.m, r.n = g.n, r.k = g.k;
     r.flops = 2.0 * g.m * g.n * g.k;
     r.ideal_bytes = ideal_gemm_bytes(g);
-    if (plan.small_path || plan.skinny_path) {
+    if (plan.small_path || plan.skinny_path || plan.skinny_m_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
         // also reads and writes C from L2 once per chunk of 16 k steps.
         r.memory_bytes = r.ideal_bytes;

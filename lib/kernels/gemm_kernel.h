@@ -53,6 +53,14 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc);
+// Few rows (m <= 16): the same contract as the small kernel, tiles of at most 16 x 24.
+// b_col == 1 and b_col == kSkinnyMCopyStride run specialized code (the strides of
+// transposed B and of the driver's copy of untransposed B, lib/gemm/gemm_skinny_m.cpp).
+constexpr int64_t kSkinnyMCopyStride = 144;
+void ukr_f32_gemm_skinny_m_16x24__avx512(int64_t mr, int64_t nr, int64_t k, float alpha,
+                                         const float* a, int64_t a_step, const float* b,
+                                         int64_t b_step, int64_t b_col, float beta, float* c,
+                                         int64_t ldc);
 
 // Set-up and tear-down a kernel may need around its calls on one thread
 // within one GEMM call (AMX: tile configuration); may be null.
