@@ -155,7 +155,7 @@ void run_searches(TuneRun& run, const Budget& budget) {
     const double bf16_share = 0.35;
     std::printf("\nSearch (budget %.0f s left; interleaved rounds, medians):\n", budget.left());
     for (KernelSearch& s : run.searches) {
-        if (s.input == ridge::Dtype::f16 && f32 != nullptr && f32->kernel->name == s.kernel->name &&
+        if (s.input == ridge::Dtype::f16 && f32 != nullptr && std::strcmp(f32->kernel->name, s.kernel->name) == 0 &&
             s.kernel->packed_bytes == 4) {
             s.chosen = f32->chosen;
             s.note = "fp32's searched point: same microkernel on fp32 panels (fp16 converted while packing)";
