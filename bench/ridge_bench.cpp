@@ -29,6 +29,7 @@ namespace {
 
 struct Shape {
     bool gemv = false;  // a "gemv m n [N|T] [threads] [type]" line: k unused, tb unused
+    int64_t batch = 0;  // a "batch COUNT m n k [threads]" line: COUNT distinct problems, one call each
     bool report_on = false;  // time ridge with per-call reporting on ("report" at the end of a line)
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
@@ -60,6 +61,12 @@ std::vector<Shape> read_shapes(const std::string& path) {
             fields >> trans >> s.threads >> input;
             s.ta = trans == "T";
             s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
+            shapes.push_back(s);
+            continue;
+        }
+        if (first == "batch") {
+            if (!(fields >> s.batch >> s.m >> s.n >> s.k)) continue;
+            fields >> s.threads;
             shapes.push_back(s);
             continue;
         }
@@ -177,6 +184,29 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     set_all_threads(1);
 }
 
+// A batch of distinct problems of one shape (each its own A, B and C, laid out
+// one after another, so a batch larger than the caches streams from memory),
+// one library call per problem: what a program without a batch API does.
+void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gflops_1t) {
+    set_all_threads(s.threads);
+    const int64_t a_size = s.m * s.k, b_size = s.k * s.n, c_size = s.m * s.n;
+    const auto a = random_matrix(s.input, a_size * s.batch, 1), b = random_matrix(s.input, b_size * s.batch, 2);
+    auto c = random_vector(c_size * s.batch, 3);
+    const float* a0 = reinterpret_cast<const float*>(a.data());
+    const float* b0 = reinterpret_cast<const float*>(b.data());
+    for (auto _ : state) {
+        for (int64_t i = 0; i < s.batch; ++i)
+            lib->gemm(s.input, false, false, s.m, s.n, s.k, 1.0f, a0 + i * a_size, s.m, b0 + i * b_size, s.k, 0.0f,
+                      c.data() + i * c_size, s.m);
+        benchmark::ClobberMemory();
+    }
+    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch);
+    state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["pct_peak"] = benchmark::Counter(
+        100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
+    set_all_threads(1);
+}
+
 void bm_gemv(benchmark::State& state, GemmLibrary* lib, Shape s) {
     set_all_threads(s.threads);
     const auto a = random_matrix(s.input, s.m * s.n, 1);
@@ -274,6 +304,13 @@ int main(int argc, char** argv) {
                                              "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "/" +
                                              (s.ta ? "T" : "N") + (s.threads != 1 ? "/t" + std::to_string(s.threads) : "");
                     benchmark::RegisterBenchmark(name.c_str(), bm_gemv, lib, s)->UseRealTime();
+                    continue;
+                }
+                if (s.batch > 0) {
+                    if (!wanted(lib->name(), libs)) continue;
+                    const std::string name = std::string("BM_gemm/f32/") + lib->name() + "/batch" +
+                                             std::to_string(s.batch) + "x" + shape_name(s);
+                    benchmark::RegisterBenchmark(name.c_str(), bm_batch, lib, s, peak512)->UseRealTime();
                     continue;
                 }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
