@@ -121,7 +121,9 @@ Json validation_json(const TuneRun& run) {
 }  // namespace
 
 std::string profile_key(ridge::Dtype input, const ridge::GemmKernel& k) {
-    return std::string(ridge::dtype_name(input)) + ":" + k.name;
+    char key[128];
+    ridge::profile_kernel_key(ridge::dtype_name(input), k.name, key, sizeof key);
+    return key;
 }
 
 nlohmann::ordered_json profile_json(const TuneRun& run) {

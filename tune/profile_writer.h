@@ -28,7 +28,7 @@ struct TuneRun {
 
 nlohmann::ordered_json profile_json(const TuneRun& run);
 
-// The profile key of a kernel: "<input>:<microkernel>" (see lib/dispatch/dispatch.cpp).
+// The profile key of a kernel, as the library reads it (ridge::profile_kernel_key).
 std::string profile_key(ridge::Dtype input, const ridge::GemmKernel& k);
 
 }  // namespace ridge_tune

@@ -169,12 +169,6 @@ void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
     cfg.bf16_reason.set("converting to fp32 while packing: %s", line);
 }
 
-// The profile's key for a kernel: its input type and microkernel (the same
-// microkernel runs fp32, and fp16 converted while packing, with other packers).
-void profile_key(Dtype input, const GemmKernel& kernel, char* out, size_t size) {
-    std::snprintf(out, size, "%s:%s", dtype_name(input), kernel.name);
-}
-
 // Whether tuned block sizes suit `kernel`: the driver needs KC in whole k groups
 // (bf16 pairs, AMX chunks), MC in whole MR panels and NC in whole NR panels.
 bool blocking_fits(const GemmKernel& kernel, const ProfileBlocking& b, FixedText<128>* why) {
@@ -192,7 +186,7 @@ void apply_profile_blocking(const Profile& profile, RuntimeConfig& cfg) {
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
         GemmChoice& choice = cfg.choices[int(input)];
         char key[64];
-        profile_key(input, *choice.kernel, key, sizeof key);
+        profile_kernel_key(dtype_name(input), choice.kernel->name, key, sizeof key);
         const ProfileBlocking* tuned = profile.find(key);
         if (tuned == nullptr) {
             cfg.profile_note.append("; no entry for %s (model used)", key);

@@ -6,7 +6,7 @@
 // and keeps a whole column strip of C in registers over all of k, so C is
 // written once per block of k. op(A), at most 16 x k, is read once per strip of 24 columns
 // from L1/L2; when A is transposed its rows are strided, so it is copied once
-// into a contiguous 16 x k panel first (the small pack_panel of the kernel).
+// into a contiguous 16 x k panel first.
 // Threads split the strips: each C element is computed by one thread, the
 // same way for any thread count.
 #include <omp.h>

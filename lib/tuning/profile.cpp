@@ -458,6 +458,10 @@ bool path_exists(const char* path) {
 
 }  // namespace
 
+void profile_kernel_key(const char* input, const char* kernel, char* out, size_t out_size) {
+    if (out != nullptr && out_size > 0) std::snprintf(out, out_size, "%s:%s", input, kernel);
+}
+
 bool profile_path(const CpuSignature& sig, char* path, size_t path_size, const char** source) {
     if (source != nullptr) *source = candidate_source(Candidate::system);
     if (path == nullptr || path_size == 0) {

@@ -107,6 +107,10 @@ ProfileStatus load_profile_file(const char* path, const CpuSignature& here, Prof
 // path fits. A path that would not fit in `path_size` is skipped, never cut short.
 bool profile_path(const CpuSignature& sig, char* path, size_t path_size, const char** source);
 
+// The key of a kernel's entry under "kernels": "<input>:<microkernel>", e.g.
+// "f32:ukr_f32_gemm_32x12__avx512" (the one format the library and ridge-tune share).
+void profile_kernel_key(const char* input, const char* kernel, char* out, size_t out_size);
+
 // "<vendor>-<family>-<model>", e.g. "GenuineIntel-6-143": a file name stem. Vendor
 // bytes other than [A-Za-z0-9._-] become '_'; an empty vendor is "unknown".
 void profile_file_stem(const CpuSignature& sig, char* out, size_t out_size);
