@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -83,18 +84,39 @@ std::vector<Shape> read_shapes(const std::string& path) {
     return shapes;
 }
 
-std::vector<float> random_vector(int64_t count, unsigned seed) {
+// Matrices start on a 64-byte boundary, as a careful caller's do (MKL's advice;
+// PyTorch's allocator): malloc's 16 bytes would leave every library's tiles
+// straddling cache lines, and ridge's non-temporal C stores need whole lines.
+template <typename T>
+struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <typename U>
+    CacheLineAllocator(const CacheLineAllocator<U>&) {}
+    T* allocate(size_t n) {
+        void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+        if (p == nullptr) throw std::bad_alloc();
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t) { std::free(p); }
+    template <typename U>
+    bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+template <typename T>
+using AlignedVector = std::vector<T, CacheLineAllocator<T>>;
+
+AlignedVector<float> random_vector(int64_t count, unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    std::vector<float> v(static_cast<size_t>(count));
+    AlignedVector<float> v(static_cast<size_t>(count));
     for (float& x : v) x = dist(rng);
     return v;
 }
 
 // Random values in [-1, 1) stored as `t`: 16-bit patterns via ridge's own converters.
-std::vector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
-    const std::vector<float> f = random_vector(count, seed);
-    std::vector<char> out(size_t(count) * input_bytes(t));
+AlignedVector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
+    const AlignedVector<float> f = random_vector(count, seed);
+    AlignedVector<char> out(size_t(count) * input_bytes(t));
     if (t == InputType::f32) std::copy_n(reinterpret_cast<const char*>(f.data()), out.size(), out.data());
     if (t == InputType::f16) cblas_shstohf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
     if (t == InputType::bf16) cblas_sbstobf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
@@ -186,8 +208,9 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
 
 // A batch of distinct problems of one shape (each its own A, B and C, laid out
 // one after another, so a batch larger than the caches streams from memory),
-// one library call per problem: what a program without a batch API does.
-void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gflops_1t) {
+// one library call per problem: what a program without a batch API does;
+// `batch_api` (ridge only, "ridge+batch"): one ridge_sgemm_batch_strided call.
+void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gflops_1t, bool batch_api) {
     set_all_threads(s.threads);
     const int64_t a_size = s.m * s.k, b_size = s.k * s.n, c_size = s.m * s.n;
     const auto a = random_matrix(s.input, a_size * s.batch, 1), b = random_matrix(s.input, b_size * s.batch, 2);
@@ -195,6 +218,12 @@ void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gf
     const float* a0 = reinterpret_cast<const float*>(a.data());
     const float* b0 = reinterpret_cast<const float*>(b.data());
     for (auto _ : state) {
+        if (batch_api) {
+            ridge_sgemm_batch_strided(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s.m, s.n, s.k, 1.0f, a0, s.m,
+                                      a_size, b0, s.k, b_size, 0.0f, c.data(), s.m, c_size, s.batch);
+            benchmark::ClobberMemory();
+            continue;
+        }
         for (int64_t i = 0; i < s.batch; ++i)
             lib->gemm(s.input, false, false, s.m, s.n, s.k, 1.0f, a0 + i * a_size, s.m, b0 + i * b_size, s.k, 0.0f,
                       c.data() + i * c_size, s.m);
@@ -310,7 +339,12 @@ int main(int argc, char** argv) {
                     if (!wanted(lib->name(), libs)) continue;
                     const std::string name = std::string("BM_gemm/f32/") + lib->name() + "/batch" +
                                              std::to_string(s.batch) + "x" + shape_name(s);
-                    benchmark::RegisterBenchmark(name.c_str(), bm_batch, lib, s, peak512)->UseRealTime();
+                    benchmark::RegisterBenchmark(name.c_str(), bm_batch, lib, s, peak512, false)->UseRealTime();
+                    if (lib->name() == "ridge" && s.input == InputType::f32) {
+                        const std::string api = std::string("BM_gemm/f32/ridge+batch/batch") +
+                                                std::to_string(s.batch) + "x" + shape_name(s);
+                        benchmark::RegisterBenchmark(api.c_str(), bm_batch, lib, s, peak512, true)->UseRealTime();
+                    }
                     continue;
                 }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;

@@ -30,17 +30,21 @@ def main(path):
               "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")
-    header = f"{'shape':32s}" + "".join(f"{l:>10s}" for l in libs) + f"{'ridge %':>10s}{'vs best':>9s}"
+    width = {l: max(10, len(l) + 2) for l in libs}
+    header = f"{'shape':32s}" + "".join(f"{l:>{width[l]}s}" for l in libs) + f"{'ridge %':>10s}{'vs best':>9s}"
     print(header)
     for key, per_lib in rows.items():
         line = f"{key:32s}"
         for lib in libs:
-            line += f"{per_lib[lib][0]:10.1f}" if lib in per_lib else f"{'-':>10s}"
+            line += f"{per_lib[lib][0]:{width[lib]}.1f}" if lib in per_lib else f"{'-':>{width[lib]}s}"
         if "ridge" in per_lib:
             gf, pct = per_lib["ridge"]
-            peers = [v[0] for l, v in per_lib.items() if l != "ridge"]
+            # ridge+batch (the batch entry point) and ridge+report are ridge too, not peers
+            peers = [v[0] for l, v in per_lib.items() if not l.startswith("ridge")]
             line += f"{pct:10.1f}" if pct is not None else f"{'':10s}"
             line += f"{gf / max(peers):9.2f}" if peers else ""
+            if "ridge+batch" in per_lib and peers:
+                line += f"   ridge+batch vs best {per_lib['ridge+batch'][0] / max(peers):.2f}"
         print(line)
 
 

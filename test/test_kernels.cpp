@@ -7,7 +7,9 @@
 // Kernels the CPU lacks are skipped, not passed.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -180,6 +182,96 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
                     }
                 ASSERT_TRUE(c.untouched_outside());
             }
+}
+
+// A kernel's C-streaming twin (non-temporal stores) writes exactly what the
+// kernel writes with beta = 0, bit for bit, over NaN it must not read, and
+// nothing else: not the padding rows between MR and ldc, not the line before
+// or after the tile. C is 64-byte aligned, ldc a multiple of 16, as the twin requires.
+TEST_P(KernelTest, StreamingTwinWritesWhatTheKernelWritesWithBetaZero) {
+    if (kernel_->ukr_stream_c == nullptr) GTEST_SKIP() << kernel_->name << " has no C-streaming twin";
+    const uint32_t seed = test_seed() + 11;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR, guard = 16;
+    for (int64_t kc : {1, 16, 257})
+        for (int64_t ldc : {MR, MR + 16})
+            for (float alpha : {1.0f, -0.75f}) {
+                SCOPED_TRACE(std::string(kernel_->name) + " kc=" + std::to_string(kc) + " ldc=" + std::to_string(ldc));
+                AlignedFloats a(size_t(kc * MR)), b(size_t(kc * NR));
+                for (int64_t i = 0; i < kc * MR; ++i) a.p[i] = dist(rng);
+                for (int64_t i = 0; i < kc * NR; ++i) b.p[i] = dist(rng);
+                const size_t floats = size_t(2 * guard + ldc * NR);
+                AlignedFloats streamed(floats), stored(floats);
+                for (size_t i = 0; i < floats; ++i) streamed.p[i] = stored.p[i] = quiet_nan();
+
+                kernel_->ukr_stream_c(kc, alpha, a.p, b.p, 0.0f, streamed.p + guard, ldc);
+                kernel_->ukr(kc, alpha, a.p, b.p, 0.0f, stored.p + guard, ldc);
+
+                for (size_t i = 0; i < floats; ++i) {
+                    const int64_t at = int64_t(i) - guard;  // position relative to C
+                    const bool in_tile = at >= 0 && at < ldc * NR && at % ldc < MR;
+                    if (in_tile) {
+                        ASSERT_FALSE(std::isnan(streamed.p[i])) << "C(" << at % ldc << "," << at / ldc << ") not written";
+                        ASSERT_EQ(0, std::memcmp(&streamed.p[i], &stored.p[i], sizeof(float)))
+                            << "C(" << at % ldc << "," << at / ldc << "): " << streamed.p[i] << " vs " << stored.p[i];
+                    } else {
+                        ASSERT_TRUE(std::isnan(streamed.p[i])) << "wrote outside the tile at offset " << at;
+                    }
+                }
+            }
+}
+
+// The dispatcher streams C out only where that cannot hurt: beta = 0, k within
+// one KC step, C at least the last-level cache and aligned. Such a call gives
+// the right product (over NaN in C) and says so in its report; the same call
+// with beta != 0, or with C one float off alignment, takes the ordinary path.
+TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceAlignedC) {
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
+    if (choice.kernel->ukr_stream_c == nullptr) GTEST_SKIP() << choice.kernel->name << " has no C-streaming twin";
+    const uint32_t seed = test_seed() + 12;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t m = 515, k = 16;  // m: 16 full 32-row tiles and an edge
+    const int64_t n = int64_t(ridge::runtime_config().stream_c_min_bytes / (4.0 * m)) + 13;
+    const int64_t ldc = 528;        // a multiple of 16 above m
+    std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    AlignedFloats c_buf(size_t(ldc * n + 16));
+    struct Case {
+        float beta;
+        int64_t c_offset;  // floats from a 64-byte boundary
+        const char* path;
+    };
+    for (const Case& cs : {Case{0.0f, 0, "blocked_stream_c"}, Case{0.5f, 0, "blocked"}, Case{0.0f, 1, "blocked"}}) {
+        SCOPED_TRACE(std::string("beta=") + std::to_string(cs.beta) + " C offset " + std::to_string(cs.c_offset));
+        float* c = c_buf.p + cs.c_offset;
+        for (int64_t i = 0; i < ldc * n; ++i) c[i] = cs.beta == 0.0f ? quiet_nan() : 1.0f;
+        ridge::GemmArgs g;
+        g.m = m, g.n = n, g.k = k, g.alpha = 1.5f, g.beta = cs.beta;
+        g.a = a.data(), g.lda = m, g.b = b.data(), g.ldb = k, g.c = c, g.ldc = ldc;
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(cs.path, r.path);
+        const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, cs.beta, 1.0);
+        for (int64_t j = 0; j < n; j += 97)  // a sample of columns, every row and the padding
+            for (int64_t i = 0; i < ldc; ++i) {
+                const float got = c[i + j * ldc];
+                if (i >= m) {
+                    ASSERT_TRUE(cs.beta == 0.0f ? std::isnan(got) : got == 1.0f) << "padding row " << i << " written";
+                    continue;
+                }
+                double want = cs.beta == 0.0f ? 0.0 : double(cs.beta) * 1.0;
+                for (int64_t p = 0; p < k; ++p) want += double(g.alpha) * a[size_t(i + p * m)] * b[size_t(p + j * k)];
+                ASSERT_NEAR(want, got, bound) << "C(" << i << "," << j << ")";
+            }
+    }
 }
 
 // The kernel's panel packer, as gemm_kernel.h defines it: dst[p*width + i] = X(i, p)

@@ -21,6 +21,17 @@ void cblas_sgemm(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_T
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc);
 
+/* MKL's strided batch: batch_size problems of one shape, problem i reading
+ * a + i*stridea and b + i*strideb and writing c + i*stridec (elements).
+ * stridea or strideb may be 0 (one A or B for all); the problems' C must not
+ * overlap (stridec >= ldc * n column-major, ldc * m row-major). Errors go to
+ * cblas_xerbla with the argument's position in this signature. */
+void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                               enum CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                               const float *a, int lda, int stridea, const float *b, int ldb,
+                               int strideb, float beta, float *c, int ldc, int stridec,
+                               int batch_size);
+
 /* 16-bit GEMM under MKL's and OpenBLAS's names. 16-bit values are raw
  * IEEE binary16 or bfloat16 bit patterns in uint16_t (MKL_F16, MKL_BF16,
  * OpenBLAS's bfloat16 and hfloat16 are all 16-bit integers). Accumulation is

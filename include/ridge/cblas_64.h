@@ -19,6 +19,11 @@ extern "C" {
 void cblas_sgemm_64(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
                     int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
                     const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+void cblas_sgemm_batch_strided_64(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                                  enum CBLAS_TRANSPOSE trans_b, int64_t m, int64_t n, int64_t k,
+                                  float alpha, const float *a, int64_t lda, int64_t stridea,
+                                  const float *b, int64_t ldb, int64_t strideb, float beta, float *c,
+                                  int64_t ldc, int64_t stridec, int64_t batch_size);
 void cblas_sgemv_64(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans, int64_t m, int64_t n, float alpha,
                     const float *a, int64_t lda, const float *x, int64_t incx, float beta, float *y,
                     int64_t incy);

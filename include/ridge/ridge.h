@@ -63,6 +63,22 @@ RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpose trans_a,
                                    float alpha, const float *a, int64_t lda, const float *b,
                                    int64_t ldb, float beta, float *c, int64_t ldc);
 
+/* A batch of batch_size problems of one shape (MKL's cblas_sgemm_batch_strided):
+ * problem i is ridge_sgemm on a + i*stride_a, b + i*stride_b, c + i*stride_c
+ * (elements), with the same C bit for bit. stride_a or stride_b may be 0 (one
+ * A or B for all); the problems' C must not overlap (stride_c >= ldc * n
+ * column-major, ldc * m row-major), since they may be written concurrently.
+ * Small problems are spread over the threads, whole problems per thread; larger
+ * ones run one after another, each on the threads one call would use.
+ * RIDGE_INVALID_ARGUMENT names the argument's position (layout 1 ... lda 9,
+ * stride_a 10, b 11, ldb 12, stride_b 13, beta 14, c 15, ldc 16, stride_c 17,
+ * batch_size 18); on any error no C is written. */
+RIDGE_API ridge_status ridge_sgemm_batch_strided(ridge_layout layout, ridge_transpose trans_a,
+                                                 ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                                 float alpha, const float *a, int64_t lda, int64_t stride_a,
+                                                 const float *b, int64_t ldb, int64_t stride_b, float beta,
+                                                 float *c, int64_t ldc, int64_t stride_c, int64_t batch_size);
+
 /* 16-bit inputs, fp32 C: C = alpha * op(A) * op(B) + beta * C with A and B
  * in IEEE binary16 (ridge_gemm_f16) or bfloat16 (ridge_gemm_bf16), passed as
  * raw 16-bit patterns (uint16_t: no _Float16 needed). Inputs convert to fp32
@@ -130,9 +146,11 @@ RIDGE_API const char *ridge_gemm_kernel_name(ridge_dtype input);
  * (edges and threads included), against the ideal of moving each matrix once.
  * Intensity at a level = flops / bytes at that level (FLOP per byte). */
 typedef struct ridge_report {
-    const char *routine;  /* "gemm" or "gemv" */
+    const char *routine;  /* "gemm", "gemm_batch" (m, n, k of one problem; flops,
+                             bytes and seconds of the whole batch) or "gemv" */
     const char *input;    /* "f32", "f16", "bf16": A's and B's (x's) element type */
-    const char *path;     /* "blocked", "small", "skinny", "skinny_m" or "gemv" */
+    const char *path;     /* "blocked", "blocked_stream_c" (C written with
+                             non-temporal stores), "small", "skinny", "skinny_m" or "gemv" */
     const char *kernel;   /* the microkernel that ran */
     int threads;
     int64_t m, n, k;      /* as ridge ran it: column-major (row-major calls swap m and n); k = 1 for GEMV */

@@ -54,6 +54,14 @@ RIDGE_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_T
                                        alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+RIDGE_API void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
+                                         int m, int n, int k, float alpha, const float* a, int lda, int stridea,
+                                         const float* b, int ldb, int strideb, float beta, float* c, int ldc,
+                                         int stridec, int batch_size) {
+    ridge::cblas_sgemm_batch_strided_impl<Lp64>(layout, trans_a, trans_b, m, n, k, alpha, a, lda, stridea, b, ldb,
+                                                strideb, beta, c, ldc, stridec, batch_size);
+}
+
 RIDGE_API void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,
                            const float* a, int lda, const float* x, int incx, float beta, float* y,
                            int incy) {

@@ -40,4 +40,68 @@ bool gemv_changes_nothing(int64_t m, int64_t n, float alpha, float beta) {
     return m == 0 || n == 0 || (alpha == 0.0f && beta == 1.0f);
 }
 
+namespace {
+// The farthest element problem count-1 reaches must be addressable: stride *
+// (count - 1) + one matrix within 2^62 elements (in doubles: no overflow here).
+bool batch_span_fits(int64_t stride, int64_t count, double matrix_elements) {
+    return double(stride) * double(std::max<int64_t>(count - 1, 0)) + matrix_elements < 4.6e18;
+}
+}  // namespace
+
+StridedBatchCall strided_batch_call(int layout, int trans_a, int trans_b) {
+    auto valid_trans = [](int t) { return t == 111 || t == 112 || t == 113; };
+    StridedBatchCall call;
+    call.layout_valid = layout == 101 || layout == 102;
+    call.row_major = layout == 101;
+    call.trans_a_valid = valid_trans(trans_a), call.trans_a = trans_a != 111;
+    call.trans_b_valid = valid_trans(trans_b), call.trans_b = trans_b != 111;
+    return call;
+}
+
+BatchCheck check_gemm_batch_strided(const StridedBatchCall& c, StridedBatch* out) {
+    if (!c.layout_valid) return {1, "invalid layout"};
+    if (!c.trans_a_valid) return {2, "invalid trans_a"};
+    if (!c.trans_b_valid) return {3, "invalid trans_b"};
+    if (c.m < 0) return {4, "m < 0"};
+    if (c.n < 0) return {5, "n < 0"};
+    if (c.k < 0) return {6, "k < 0"};
+    // Rows and columns of each matrix as stored (rows: the leading dimension's minimum).
+    const bool row = c.row_major;
+    const int64_t rows_a = row ? (c.trans_a ? c.m : c.k) : (c.trans_a ? c.k : c.m);
+    const int64_t cols_a = row ? (c.trans_a ? c.k : c.m) : (c.trans_a ? c.m : c.k);
+    const int64_t rows_b = row ? (c.trans_b ? c.k : c.n) : (c.trans_b ? c.n : c.k);
+    const int64_t cols_b = row ? (c.trans_b ? c.n : c.k) : (c.trans_b ? c.k : c.n);
+    const int64_t rows_c = row ? c.n : c.m, cols_c = row ? c.m : c.n;
+    if (c.lda < std::max<int64_t>(1, rows_a)) return {9, "lda too small"};
+    if (c.stride_a < 0 || !batch_span_fits(c.stride_a, c.count, double(c.lda) * cols_a))
+        return {10, "stride_a negative or too large"};
+    if (c.ldb < std::max<int64_t>(1, rows_b)) return {12, "ldb too small"};
+    if (c.stride_b < 0 || !batch_span_fits(c.stride_b, c.count, double(c.ldb) * cols_b))
+        return {13, "stride_b negative or too large"};
+    if (c.ldc < std::max<int64_t>(1, rows_c)) return {16, "ldc too small"};
+    const bool c_nonempty = c.m > 0 && c.n > 0;
+    if (c.count > 1 && c_nonempty && c.stride_c < c.ldc * cols_c)
+        return {17, "stride_c smaller than one C (the problems' C would overlap)"};
+    if (!batch_span_fits(c.stride_c, c.count, double(c.ldc) * cols_c)) return {17, "stride_c too large"};
+    if (c.count < 0) return {18, "batch_size < 0"};
+    const bool reads_ab = c.count > 0 && c_nonempty && c.k > 0 && c.alpha != 0.0f;
+    if (reads_ab && c.a == nullptr) return {8, "a is NULL"};
+    if (reads_ab && c.b == nullptr) return {11, "b is NULL"};
+    if (c.count > 0 && c_nonempty && c.c == nullptr) return {15, "c is NULL"};
+
+    GemmArgs& g = out->first;
+    g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
+    out->stride_c = c.stride_c, out->count = c.count;
+    if (!row) {
+        g.trans_a = c.trans_a, g.trans_b = c.trans_b, g.m = c.m, g.n = c.n;
+        g.a = c.a, g.lda = c.lda, g.b = c.b, g.ldb = c.ldb;
+        out->stride_a = c.stride_a, out->stride_b = c.stride_b;
+    } else {  // C^T = op(B)^T op(A)^T for every problem: swap the operands and their strides
+        g.trans_a = c.trans_b, g.trans_b = c.trans_a, g.m = c.n, g.n = c.m;
+        g.a = c.b, g.lda = c.ldb, g.b = c.a, g.ldb = c.lda;
+        out->stride_a = c.stride_b, out->stride_b = c.stride_a;
+    }
+    return {};
+}
+
 }  // namespace ridge

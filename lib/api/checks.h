@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "gemm/gemm.h"
+
 namespace ridge {
 
 // BLAS transpose characters: N/n no transpose; T/t and C/c (real types) transpose.
@@ -25,5 +27,50 @@ int gemv_netlib_info(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx
 // dimension (m = 2^63 - 1 with n = 0) never reach arithmetic that could overflow.
 bool gemm_changes_nothing(int64_t m, int64_t n, int64_t k, float alpha, float beta);
 bool gemv_changes_nothing(int64_t m, int64_t n, float alpha, float beta);
+
+// A strided batch of GEMMs (ridge_sgemm_batch_strided, MKL's
+// cblas_sgemm_batch_strided): problem i reads A at a + i*stride_a and B at
+// b + i*stride_b and writes C at c + i*stride_c (elements). The caller decodes
+// the layout and transposes (valid or not) into `call`.
+struct StridedBatchCall {
+    bool layout_valid = true, row_major = false;
+    bool trans_a_valid = true, trans_a = false;
+    bool trans_b_valid = true, trans_b = false;
+    int64_t m = 0, n = 0, k = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    const void* a = nullptr;
+    int64_t lda = 0, stride_a = 0;
+    const void* b = nullptr;
+    int64_t ldb = 0, stride_b = 0;
+    float* c = nullptr;
+    int64_t ldc = 0, stride_c = 0;
+    int64_t count = 0;
+};
+
+// A call with its layout and transposes decoded from CBLAS's values, which
+// ridge.h's enums share (layout 101 row-major, 102 column-major; transposes
+// 111 none, 112 transpose, 113 conjugate transpose); everything else left to fill in.
+StridedBatchCall strided_batch_call(int layout, int trans_a, int trans_b);
+
+// The column-major problem 0 of a checked batch and the strides (row-major
+// calls swap the operands and their strides, as for one GEMM).
+struct StridedBatch {
+    GemmArgs first;
+    int64_t stride_a = 0, stride_b = 0, stride_c = 0, count = 0;
+};
+
+// The first bad argument of a batch call: its 1-based position in the
+// signature (layout 1, trans_a 2, trans_b 3, m 4, n 5, k 6, alpha 7, a 8,
+// lda 9, stride_a 10, b 11, ldb 12, stride_b 13, beta 14, c 15, ldc 16,
+// stride_c 17, batch_size 18) and what is wrong; position 0 when the call is
+// valid, and then *out is the batch to run. Checked in positional order, the
+// pointers last (they only matter when the batch reads or writes anything).
+// Problems' C must not overlap (stride_c at least one C), since they may be
+// written concurrently; A and B may be shared (stride 0).
+struct BatchCheck {
+    int position = 0;
+    const char* what = "";
+};
+BatchCheck check_gemm_batch_strided(const StridedBatchCall& call, StridedBatch* out);
 
 }  // namespace ridge

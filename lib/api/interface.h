@@ -109,6 +109,34 @@ void cblas_gemm_f32_output(const char* routine, Dtype input, CBLAS_LAYOUT layout
     cblas_report_status<Abi>(routine, dispatch_gemm(g));
 }
 
+// MKL's cblas_sgemm_batch_strided: `batch_size` problems of one shape, problem
+// i at a + i*stridea, b + i*strideb, c + i*stridec (elements). Parameter
+// numbers are the signature's positions (see check_gemm_batch_strided).
+template <typename Abi>
+void cblas_sgemm_batch_strided_impl(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
+                                    typename Abi::Int m, typename Abi::Int n, typename Abi::Int k, float alpha,
+                                    const float* a, typename Abi::Int lda, typename Abi::Int stride_a,
+                                    const float* b, typename Abi::Int ldb, typename Abi::Int stride_b, float beta,
+                                    float* c, typename Abi::Int ldc, typename Abi::Int stride_c,
+                                    typename Abi::Int batch_size) {
+    const char* routine = "cblas_sgemm_batch_strided";
+    StridedBatchCall call = strided_batch_call(layout, trans_a, trans_b);
+    call.m = m, call.n = n, call.k = k, call.alpha = alpha, call.beta = beta;
+    call.a = a, call.lda = lda, call.stride_a = stride_a;
+    call.b = b, call.ldb = ldb, call.stride_b = stride_b;
+    call.c = c, call.ldc = ldc, call.stride_c = stride_c, call.count = batch_size;
+    StridedBatch batch;
+    const BatchCheck e = check_gemm_batch_strided(call, &batch);
+    if (e.position != 0) {
+        set_cblas_row_major(false);  // positions are the caller's own, never swapped
+        Abi::cblas_xerbla(e.position, routine, e.what, 0);
+        return;
+    }
+    const GemmArgs& g = batch.first;
+    if (batch.count == 0 || gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
+    cblas_report_status<Abi>(routine, dispatch_gemm_batch(g, batch.stride_a, batch.stride_b, batch.stride_c, batch.count));
+}
+
 // fp16 in and out (MKL's cblas_hgemm): the product is formed and accumulated
 // in fp32 against an fp32 copy of C, then rounded to fp16 once.
 template <typename Abi>

@@ -124,6 +124,29 @@ extern "C" RIDGE_API ridge_status ridge_sgemm(ridge_layout layout, ridge_transpo
                        lda, b, ldb, beta, c, ldc);
 }
 
+extern "C" RIDGE_API ridge_status ridge_sgemm_batch_strided(ridge_layout layout, ridge_transpose trans_a,
+                                                            ridge_transpose trans_b, int64_t m, int64_t n,
+                                                            int64_t k, float alpha, const float* a, int64_t lda,
+                                                            int64_t stride_a, const float* b, int64_t ldb,
+                                                            int64_t stride_b, float beta, float* c, int64_t ldc,
+                                                            int64_t stride_c, int64_t batch_size) {
+    const char* fn = "ridge_sgemm_batch_strided";
+    ridge::StridedBatchCall call = ridge::strided_batch_call(layout, trans_a, trans_b);
+    call.m = m, call.n = n, call.k = k, call.alpha = alpha, call.beta = beta;
+    call.a = a, call.lda = lda, call.stride_a = stride_a;
+    call.b = b, call.ldb = ldb, call.stride_b = stride_b;
+    call.c = c, call.ldc = ldc, call.stride_c = stride_c, call.count = batch_size;
+    ridge::StridedBatch batch;
+    const ridge::BatchCheck e = ridge::check_gemm_batch_strided(call, &batch);
+    if (e.position != 0) return bad_argument(fn, e.position, e.what);
+    const ridge::GemmArgs& g = batch.first;
+    if (batch.count == 0 || ridge::gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return RIDGE_SUCCESS;
+    const ridge_status status =
+        ridge::dispatch_gemm_batch(g, batch.stride_a, batch.stride_b, batch.stride_c, batch.count);
+    if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
+    return status;
+}
+
 extern "C" RIDGE_API ridge_status ridge_gemm_f16(ridge_layout layout, ridge_transpose trans_a,
                                                  ridge_transpose trans_b, int64_t m, int64_t n,
                                                  int64_t k, float alpha, const uint16_t* a,

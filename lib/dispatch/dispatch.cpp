@@ -63,6 +63,21 @@ bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
     return g.input == Dtype::f32 && kernel.skinny_m_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
 }
 
+// Non-temporal stores for C (blocked path) only where they cannot hurt: C is
+// written exactly once (beta = 0 and all of k in one KC step, so no pass reads
+// it back) and it is larger than the last-level cache, so whoever reads it next
+// would find it in memory anyway. Then a normal store's read for ownership only
+// doubles the traffic of a shape bound by writing C, like m x n x 16.
+// Non-temporal stores write whole 64-byte lines: C must start on one and every
+// column too (ldc a multiple of 16 floats); then every full tile of the blocked
+// path (rows at multiples of MR = 32) is aligned.
+bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    const bool aligned = reinterpret_cast<uintptr_t>(g.c) % 64 == 0 && g.ldc % 16 == 0;
+    return plan.kernel->ukr_stream_c != nullptr && !plan.small_path && !plan.skinny_path && !plan.skinny_m_path &&
+           aligned && g.beta == 0.0f && g.k <= plan.blocking.KC &&
+           4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
+}
+
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
@@ -124,6 +139,8 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.min_flops_per_thread);
     std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
                  cfg.small_max_volume, cfg.small_max_a_floats);
+    std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
+                 cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -260,6 +277,8 @@ RuntimeConfig make_config() {
     cfg.small_max_volume = kSmallPathMaxVolume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
     cfg.min_flops_per_thread = kMinFlopsPerThread;
+    const CacheLevel& llc = machine_topology().l3;
+    cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
     load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
     return cfg;
@@ -335,7 +354,38 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
     plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(*plan.kernel, args);
+    plan.stream_c = use_streaming_c(runtime_config(), plan, args);
     return run_gemm(args, plan);
+}
+
+ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                                 int64_t count) {
+    if (count <= 0) return RIDGE_SUCCESS;
+    const RuntimeConfig& cfg = runtime_config();
+    const GemmKernel& kernel = *cfg.gemm(first.input).kernel;
+    const double flops = 2.0 * double(first.m) * double(first.n) * double(first.k);
+    GemvArgs as_vector;
+    const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) &&
+                       use_small_path(cfg, kernel, first);
+    const int team = small ? int(std::min<int64_t>(threads_for(flops * double(count)), count)) : 1;
+    if (team <= 1) {
+        for (int64_t i = 0; i < count; ++i) {
+            const ridge_status status = dispatch_gemm(batch_problem(first, stride_a, stride_b, stride_c, i));
+            if (status != RIDGE_SUCCESS) return status;
+        }
+        return RIDGE_SUCCESS;
+    }
+    if (!reporting_enabled()) return gemm_batch_small_f32(first, stride_a, stride_b, stride_c, count, kernel, team);
+    const CallMeter meter;
+    const ridge_status status = gemm_batch_small_f32(first, stride_a, stride_b, stride_c, count, kernel, team);
+    ridge_report r = base_report("gemm_batch", first.input, "small", kernel.name, team);
+    r.m = first.m, r.n = first.n, r.k = first.k;
+    r.flops = flops * double(count);
+    r.ideal_bytes = r.memory_bytes = ideal_gemm_bytes(first) * double(count);  // each problem in place, once
+    r.seconds = meter.seconds();
+    r.measured_memory_bytes = meter.measured_memory_bytes();
+    if (status == RIDGE_SUCCESS) record_report(r);
+    return status;
 }
 
 // Runs the plan; when reporting, counts and records what the schedule moved.
@@ -349,6 +399,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     const char* path = plan.small_path      ? "small"
                        : plan.skinny_path   ? "skinny"
                        : plan.skinny_m_path ? "skinny_m"
+                       : plan.stream_c      ? "blocked_stream_c"
                                             : "blocked";
     ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.small_path ? 1 : plan.threads);
     r.m = g.m, r.n = g.n, r.k = g.k;

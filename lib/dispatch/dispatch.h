@@ -30,6 +30,7 @@ struct RuntimeConfig {
     double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
+    double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
@@ -41,6 +42,16 @@ int threads_for(double flops);
 
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);
+
+// A checked strided batch of column-major problems of one shape (problem i:
+// `first` moved by i strides, in elements). Problems that take the small path
+// are spread over the threads, whole problems per thread; any other shape runs
+// its problems one after another, each threaded as one call would be. Each C
+// is bit-identical to a single call on that problem. Out of memory leaves
+// every C untouched: the team reserves first, and a sequential batch can only
+// fail at its first problem (its buffers then hold enough for the rest).
+ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                                 int64_t count);
 
 // The same with an fp16 C (cblas_hgemm): args.c and args.ldc are ignored; C is
 // converted to an fp32 copy (not read when beta == 0), multiplied into, and

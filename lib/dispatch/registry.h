@@ -22,6 +22,7 @@ struct GemmKernel {
     int MR;
     int NR;
     GemmUkr ukr;
+    GemmUkr ukr_stream_c;    // the same kernel streaming C out (beta = 0, aligned C); may be null
     PackPanel pack_panel;    // packs op(A) panels (and op(B)^T panels, unless pack_panel_b differs)
     PackPanel pack_panel_b;  // packs op(B)^T panels
     GemmSmallUkrF32 small_f32;  // unpacked kernel for small fp32 problems; may be null

@@ -1,6 +1,7 @@
 // The driver's interface: one column-major problem, one plan for running it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "dispatch/registry.h"
@@ -34,6 +35,7 @@ struct GemmPlan {
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->skinny_m_f32 must exist)
+    bool stream_c = false;  // blocked path: write C with the kernel's non-temporal twin where aligned
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 
@@ -42,6 +44,19 @@ ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed).
 ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel);
+
+// Floats of the calling thread's packed-A buffer gemm_small_f32 needs (0: none).
+size_t gemm_small_workspace_floats(const GemmArgs& args, const GemmKernel& kernel);
+
+// A strided batch of problems of one shape that each take the small path:
+// problem i is `first` with A, B and C moved by i strides (elements). Spread
+// over `threads` threads, a whole problem per thread at a time; every thread
+// reserves its buffer before any C is written (gemm_batch.cpp).
+ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                                  int64_t count, const GemmKernel& kernel, int threads);
+
+// Problem i of a strided batch.
+GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i);
 
 // Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp).
 ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);

@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "gemm/gemm.h"
@@ -112,7 +113,7 @@ void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const void* a, co
 // Loops jr and ir over one packed block of A (mc x kc) and one packed panel of B (kc x nc).
 void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, float alpha,
                   const char* packed_a, const char* packed_b, float beta, float* c, int64_t ldc,
-                  Range jr_panels) {
+                  Range jr_panels, bool stream_c) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const int64_t a_stride = panel_bytes(MR, kc, ker.packed_bytes);
     const int64_t b_stride = panel_bytes(NR, kc, ker.packed_bytes);
@@ -123,7 +124,9 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
             const int64_t mr = std::min(MR, mc - i0);
             const char* a = packed_a + (i0 / MR) * a_stride;
             float* cij = c + i0 + jp * NR * ldc;
-            if (mr == MR && nr == NR)
+            if (mr == MR && nr == NR && stream_c && reinterpret_cast<uintptr_t>(cij) % 64 == 0)
+                ker.ukr_stream_c(kc, alpha, a, b, beta, cij, ldc);  // beta is 0 (see GemmPlan::stream_c)
+            else if (mr == MR && nr == NR)
                 ker.ukr(kc, alpha, a, b, beta, cij, ldc);
             else
                 edge_tile(ker, kc, alpha, a, b, beta, cij, ldc, mr, nr);
@@ -134,7 +137,7 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
 // The body every thread of the team runs; `tid` in [0, s.threads).
 // `traffic`: this thread's counters, or null when nobody asked for a report.
 void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
-                int tid, Traffic* traffic) {
+                int tid, Traffic* traffic, bool plan_stream_c) {
     const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
@@ -142,6 +145,8 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
     char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
     const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
     const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
+    // Streaming C needs one pass over k (nothing reads C back) and every column of a tile aligned alike.
+    const bool stream_c = plan_stream_c && g.k <= s.kc_max && g.ldc % 16 == 0;
     if (ker.thread_begin) ker.thread_begin();
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
@@ -169,7 +174,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 const Range my_jr = share(b_panels, s.jr_ways, member);
                 if (mc > 0)
                     macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
-                                 g.c + ic + jc * g.ldc, g.ldc, my_jr);
+                                 g.c + ic + jc * g.ldc, g.ldc, my_jr, stream_c);
                 if (traffic && mc > 0) {
                     const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
                     const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
@@ -183,6 +188,9 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             team_barrier(s);
         }
     }
+    // Non-temporal stores are weakly ordered: make them globally visible before
+    // the team joins or the call returns (a full fence orders them on x86).
+    if (stream_c) std::atomic_thread_fence(std::memory_order_seq_cst);
     if (ker.thread_end) ker.thread_end();
 }
 
@@ -196,7 +204,7 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (ws == nullptr || !reserve(*ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
-        run_thread(g, ker, s, buf, 0, plan.traffic);
+        run_thread(g, ker, s, buf, 0, plan.traffic, plan.stream_c);
         return RIDGE_SUCCESS;
     }
     // One counter slot per thread, summed after the team joins (no shared writes in the loops).
@@ -209,7 +217,7 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
         // then the schedule does not fit the team, and one thread does all the work.
         if (omp_get_num_threads() == s.threads) {
             const int tid = omp_get_thread_num();
-            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr);
+            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c);
         } else {
 #pragma omp single
             short_team = true;
@@ -219,7 +227,7 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
         const Schedule one = make_schedule(g, ker, plan.blocking, 1);
         Buffers one_buf;
         if (!reserve(*ws, one, ker, &one_buf)) return RIDGE_OUT_OF_MEMORY;
-        run_thread(g, ker, one, one_buf, 0, plan.traffic);
+        run_thread(g, ker, one, one_buf, 0, plan.traffic, plan.stream_c);
         return RIDGE_SUCCESS;
     }
     if (counting)

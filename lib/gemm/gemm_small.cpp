@@ -11,6 +11,12 @@
 
 namespace ridge {
 
+size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
+    if (!g.trans_a) return 0;
+    const int64_t panels = (g.m + ker.MR - 1) / ker.MR;
+    return size_t(panels * ker.MR * panel_depth(g.k));
+}
+
 ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
@@ -22,7 +28,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
     if (g.trans_a) {
         const int64_t panels = (g.m + MR - 1) / MR;
         Workspace* ws = this_thread_workspace();
-        float* buf = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(panels * MR * panel_depth(g.k)));
+        float* buf = ws == nullptr ? nullptr : ws->packed_a.reserve(gemm_small_workspace_floats(g, ker));
         if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
         pack_a_panels(ker.pack_panel, sizeof(float), MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
                       g.k, MR, 0, panels, buf);

@@ -39,6 +39,10 @@ using GemmSmallUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t k, float alpha,
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
+// The same tile written as C = alpha * A * B with non-temporal stores (beta is
+// ignored; every column of the tile must start 64-byte aligned).
+void ukr_f32_gemm_32x12_stream_c__avx512(int64_t kc, float alpha, const void* a_panel,
+                                         const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,

@@ -31,4 +31,18 @@ inline void store_tile_32xNR(const __m512 (&lo)[NR], const __m512 (&hi)[NR], flo
     }
 }
 
+// C = alpha * acc with non-temporal stores (C not read, beta taken as 0).
+// Every column start c + j*ldc must be 64-byte aligned. The stores are weakly
+// ordered: the caller fences before anyone else may read C.
+template <int NR>
+inline void stream_tile_32xNR(const __m512 (&lo)[NR], const __m512 (&hi)[NR], float alpha, float* c,
+                              int64_t ldc) {
+    const __m512 valpha = _mm512_set1_ps(alpha);
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+        _mm512_stream_ps(c + j * ldc, _mm512_mul_ps(valpha, lo[j]));
+        _mm512_stream_ps(c + j * ldc + 16, _mm512_mul_ps(valpha, hi[j]));
+    }
+}
+
 }  // namespace ridge

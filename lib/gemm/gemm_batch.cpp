@@ -1,0 +1,47 @@
+// Many small problems of one shape (a strided batch): each problem is too
+// small to split across threads (its whole run is a few microseconds, less
+// than waking a second thread costs), so the batch is split instead: each
+// thread runs whole problems on the small path, and the problems' C do not
+// overlap (the API checks it), so no thread waits for another.
+#include <omp.h>
+
+#include "gemm/gemm.h"
+#include "gemm/workspace.h"
+
+namespace ridge {
+
+GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i) {
+    const int64_t eb = dtype_bytes(first.input);
+    GemmArgs g = first;
+    g.a = static_cast<const char*>(first.a) + i * stride_a * eb;
+    g.b = static_cast<const char*>(first.b) + i * stride_b * eb;
+    g.c = first.c + i * stride_c;
+    return g;
+}
+
+ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                                  int64_t count, const GemmKernel& ker, int threads) {
+    // Same shape, same need: a thread that holds this much never allocates again in this batch.
+    const size_t need = gemm_small_workspace_floats(first, ker);
+    ridge_status status = RIDGE_SUCCESS;
+#pragma omp parallel num_threads(threads)
+    {
+        // Every thread reserves before any thread writes a C: out of memory leaves every C untouched.
+        if (need > 0) {
+            Workspace* ws = this_thread_workspace();
+            if (ws == nullptr || ws->packed_a.reserve(need) == nullptr) {
+#pragma omp critical(ridge_batch_status)
+                status = RIDGE_OUT_OF_MEMORY;
+            }
+        }
+#pragma omp barrier
+        if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < count; ++i)
+                gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker);
+        }
+    }
+    return status;
+}
+
+}  // namespace ridge
