@@ -246,6 +246,36 @@ TEST(Ilp64, CblasErrorsReachCblasXerbla64) {
     EXPECT_EQ(0, g_log.xerbla_calls);
 }
 
+// cblas_sgemm_batch_strided_64: each problem as cblas_sgemm_64 gives it, bit
+// for bit; and a batch_size of 2^32 (whose low 32 bits, 0, would be an empty
+// batch) is seen whole: with stride_c = 0 its C would overlap, parameter 17.
+TEST(Ilp64, BatchStridedMatchesOneCallPerProblem) {
+    std::mt19937 rng(test_seed() + 7);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t m = 40, n = 30, k = 20, count = 5, sa = m * k, sb = k * n + 3, sc = m * n + 1;
+    std::vector<float> a(size_t(sa * count)), b(size_t(sb * count)), c(size_t(sc * count));
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    for (float& x : c) x = dist(rng);
+    std::vector<float> want = c;
+    for (int64_t i = 0; i < count; ++i)
+        cblas_sgemm_64(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.5f, a.data() + i * sa, m,
+                       b.data() + i * sb, k, 2.0f, want.data() + i * sc, m);
+    g_log = ErrorLog{};
+    cblas_sgemm_batch_strided_64(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.5f, a.data(), m, sa, b.data(),
+                                 k, sb, 2.0f, c.data(), m, sc, count);
+    EXPECT_EQ(0, g_log.cblas_calls);
+    EXPECT_EQ(0, std::memcmp(want.data(), c.data(), c.size() * sizeof(float)));
+
+    const std::vector<float> before = c;
+    cblas_sgemm_batch_strided_64(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.5f, a.data(), m, 0, b.data(),
+                                 k, 0, 2.0f, c.data(), m, 0, kTwo32);
+    EXPECT_EQ(1, g_log.cblas_calls);
+    EXPECT_EQ(17, g_log.cblas_info);
+    EXPECT_EQ("cblas_sgemm_batch_strided", g_log.cblas_routine);
+    EXPECT_EQ(0, std::memcmp(before.data(), c.data(), c.size() * sizeof(float)));
+}
+
 // incx = 2^32 is a legal stride; its low 32 bits (0) are not. With n = 1 only
 // x[0] is read, so the call needs no memory beyond one element.
 TEST(Ilp64, StrideOfTwoTo32IsValid) {
