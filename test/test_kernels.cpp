@@ -390,16 +390,17 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
 }
 
 // The driver's few-rows path (m <= 16, B read in place) with each kernel that
-// has one: every m from 1 to 16, n around the 24-column strips (edges of
-// 1..23 columns run as 16/8/4/2/1 pieces), k from 1 up, every transpose pair,
-// padded leading dimensions, and 1 and 3 threads (strips split between them).
+// has one: every m from 1 to 16 (one or two 8-row tiles), n around the groups
+// of 3 columns (remainders of 1 and 2), k around the 16-wide steps (the masked
+// tail), every transpose pair, padded leading dimensions, and 1 and 3 threads
+// (groups split between them).
 TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     int kernels = 0;
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.skinny_m_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        if (ker.few_rows_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
         ++kernels;
         ridge::GemmPlan plan;
         plan.kernel = &ker;
@@ -407,8 +408,8 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
         for (int64_t m = 1; m <= 16; ++m)
-            for (int64_t n : {1, 7, 23, 24, 25, 48, 71})
-                for (int64_t k : {1, 2, 33}) {
+            for (int64_t n : {1, 2, 3, 4, 7, 23, 24, 25, 48, 71})
+                for (int64_t k : {1, 2, 15, 16, 17, 33, 100}) {
                     Call call;
                     call.m = m, call.n = n, call.k = k;
                     const int t = int((m + n + k) % 4);
@@ -426,7 +427,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
 // few-rows path when the chosen kernel has one (and the result is right).
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->skinny_m_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
     std::mt19937 rng(test_seed() + 10);
     const double small_volume = ridge::runtime_config().small_max_volume;
     for (int64_t m : {2, 9, 16}) {  // (m = 1 is a GEMV)

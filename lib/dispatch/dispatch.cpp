@@ -51,16 +51,16 @@ bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
            g.n <= kSkinnyMaxColumns && g.m >= 2 * kernel.MR;
 }
 
-// Few rows (m <= 16, one zmm of C per column): B, the large operand, is read
-// once in place and nothing is packed; the 32-row kernels would waste half
-// their tile and copy all of B first. Measured in bench/shapes/skinny.txt.
+// Few rows (m <= 16): B, the large operand, is read once in place, down its
+// columns, as dot products with the rows of A (gemm_skinny_m.cpp); the 32-row
+// kernels would waste half their tile and pack all of B first. Measured in
+// bench/shapes/skinny.txt.
 constexpr int64_t kSkinnyMaxRows = 16;
 
-// B transposed is left to the blocked path: a strip of 24 columns of op(B) is
-// then 96 bytes of each of k rows ldb apart, half-used lines the prefetchers do
-// not follow (measured 20 GFLOP/s at 16 x 4096 x 4096, 1 thread, against 72 untransposed).
+// B transposed is left to the blocked path: its columns are then strided, and
+// the few-rows path would have to gather each of them first.
 bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
-    return g.input == Dtype::f32 && kernel.skinny_m_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
+    return g.input == Dtype::f32 && kernel.few_rows_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
 }
 
 // Non-temporal stores for C (blocked path) only where they cannot hurt: C is

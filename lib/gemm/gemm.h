@@ -34,7 +34,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
-    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->skinny_m_f32 must exist)
+    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->few_rows_f32 must exist)
     bool stream_c = false;  // blocked path: write C with the kernel's non-temporal twin where aligned
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
@@ -61,7 +61,7 @@ GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b
 // Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp).
 ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
-// Few rows of C (m <= 16), fp32: op(B) read once in place, op(A) from cache (gemm_skinny_m.cpp).
+// Few rows of C (m <= 16), fp32: op(B) read once in place, op(A) packed as rows (gemm_skinny_m.cpp).
 ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.

@@ -2,13 +2,15 @@
 //
 // Here op(B), k x n, is the large operand and each of its elements is used by
 // only m rows: packing it would read and write all of B to save nothing. The
-// kernel (GemmKernel::skinny_m_f32, 16 x 24 tiles) reads B in place, once,
-// and keeps a whole column strip of C in registers over all of k, so C is
-// written once per block of k. op(A), at most 16 x k, is read once per strip of 24 columns
-// from L1/L2; when A is transposed its rows are strided, so it is copied once
-// into a contiguous 16 x k panel first.
-// Threads split the strips: each C element is computed by one thread, the
-// same way for any thread count.
+// kernel (GemmKernel::few_rows_f32) computes each C(i, j) as the dot product
+// of row i of op(A) with column j of op(B), both contiguous along k: B is read
+// in place, once, straight down its columns (what the hardware prefetchers
+// follow best); op(A), at most 16 x k, is packed once into zero-padded rows
+// (64 KiB per 1024 of k, from L2) that every group of columns reuses.
+// Transposed B (dispatch sends it elsewhere, but the path accepts it) has
+// strided columns: each group of columns is copied contiguous first.
+// Threads split the groups of columns: each C element is computed by one
+// thread, the same way for any thread count.
 #include <omp.h>
 
 #include <algorithm>
@@ -19,81 +21,63 @@
 namespace ridge {
 namespace {
 
-constexpr int64_t kRows = 16;       // the kernel's tile: one zmm of rows
-constexpr int64_t kStripCols = 24;  // and 24 columns
+constexpr int64_t kRows = 16;      // the most rows the path takes
+constexpr int64_t kRowGroup = 8;   // the kernel's tile height: rows are packed up to a multiple of 8
+constexpr int64_t kGroupCols = 3;  // the kernel's tile width
+constexpr int64_t kKStep = 16;     // one zmm along k: rows are padded to a multiple of this
 
-// Untransposed B is copied a block of kDepth k steps at a time into a small
-// buffer whose columns sit kCopyStride floats apart. In place, the strip's 24
-// columns are ldb apart: with ldb a multiple of 1024 floats (4 KiB) every one of
-// them falls in the same L1 set, 24 lines in a 12-way set, and each line is
-// evicted before its 16 values are used (measured: 16 x 4096 x 4096 at 37
-// GFLOP/s in place). The copy reads each column as one sequential run and
-// costs a vector load and store per 16 values; 24 x 144 floats is 14 KiB, in L1
-// beside the 8 KiB of A the block uses. The odd stride (144 = 128 + 16)
-// spreads the columns over the L1 sets.
-constexpr int64_t kDepth = 128;
-constexpr int64_t kCopyStride = kSkinnyMCopyStride;  // kDepth + 16: the kernel has code for this stride
-static_assert(kCopyStride >= kDepth, "a copied column must fit its stride");
+// Row stride of the packed A: k rounded up to 16, plus 16 floats so that rows
+// 64 KiB-multiple apart do not all fall into the same L1 set.
+int64_t packed_row_stride(int64_t k) { return (k + kKStep - 1) / kKStep * kKStep + kKStep; }
+int64_t packed_rows(int64_t m) { return (m + kRowGroup - 1) / kRowGroup * kRowGroup; }
 
-void copy_block(const float* b, int64_t ldb, int64_t depth, int64_t cols, float* buf) {
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t p = 0; p < depth; ++p) buf[j * kCopyStride + p] = b[j * ldb + p];
+// Ar[i*stride + p] = op(A)(i, p), zeros past k and in rows m .. packed_rows(m).
+void pack_rows(const GemmArgs& g, float* ar) {
+    const float* a = static_cast<const float*>(g.a);
+    const int64_t stride = packed_row_stride(g.k);
+    for (int64_t i = 0; i < packed_rows(g.m); ++i) {
+        float* row = ar + i * stride;
+        for (int64_t p = 0; p < stride; ++p)
+            row[p] = (i < g.m && p < g.k) ? (g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda]) : 0.0f;
+    }
 }
 
-// The calling thread's copy buffer for untransposed B (nullptr: out of memory).
-float* copy_buffer() {
-    Workspace* ws = this_thread_workspace();
-    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(kStripCols * kCopyStride));
-}
-
-// One strip of C (up to 24 columns) over all of k; `buf` is needed unless B is transposed.
-void run_strip(const GemmArgs& g, const GemmKernel& ker, const float* a, int64_t a_step, float* buf, int64_t j0,
-               int64_t nr) {
+// One group of up to 3 columns starting at column j0.
+void run_group(const GemmArgs& g, const GemmKernel& ker, const float* ar, float* b_copy, int64_t j0) {
     const float* b = static_cast<const float*>(g.b);
-    float* c = g.c + j0 * g.ldc;
-    if (g.trans_b) {  // op(B)(p, j) = b[p*ldb + j]: each k step is a contiguous row, no conflict
-        ker.skinny_m_f32(g.m, nr, g.k, g.alpha, a, a_step, b + j0, g.ldb, 1, g.beta, c, g.ldc);
-        return;
+    const int64_t nr = std::min(kGroupCols, g.n - j0);
+    const float* cols = b + j0 * g.ldb;  // op(B)(p, j) = b[p + j*ldb]
+    int64_t ld = g.ldb;
+    if (g.trans_b) {  // op(B)(p, j) = b[j + p*ldb]: gather the columns
+        for (int64_t j = 0; j < nr; ++j)
+            for (int64_t p = 0; p < g.k; ++p) b_copy[j * g.k + p] = b[(j0 + j) + p * g.ldb];
+        cols = b_copy;
+        ld = g.k;
     }
-    for (int64_t p0 = 0; p0 < g.k; p0 += kDepth) {
-        const int64_t depth = std::min(kDepth, g.k - p0);
-        copy_block(b + p0 + j0 * g.ldb, g.ldb, depth, nr, buf);
-        // The first block applies beta (beta == 0: C not read); the others add to it.
-        const float beta = p0 == 0 ? g.beta : 1.0f;
-        ker.skinny_m_f32(g.m, nr, depth, g.alpha, a + p0 * a_step, a_step, buf, 1, kCopyStride, beta, c, g.ldc);
-    }
+    ker.few_rows_f32(g.m, nr, g.k, g.alpha, ar, packed_row_stride(g.k), cols, ld, g.beta, g.c + j0 * g.ldc, g.ldc);
 }
 
-void run_strips(const GemmArgs& g, const GemmKernel& ker, const float* a, int64_t a_step, float* buf,
-                int64_t first, int64_t last) {
-    for (int64_t s = first; s < last; ++s) {
-        const int64_t j0 = s * kStripCols;
-        run_strip(g, ker, a, a_step, buf, j0, std::min(kStripCols, g.n - j0));
-    }
+// This thread's buffer for transposed B's gathered columns (none needed otherwise).
+float* b_copy_buffer(const GemmArgs& g) {
+    if (!g.trans_b) return nullptr;
+    Workspace* ws = this_thread_workspace();
+    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(kGroupCols * g.k));
 }
 
 }  // namespace
 
 ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    // op(A) column p: A(:, p) in place (rows contiguous), or from a packed copy of A^T.
-    const float* a = static_cast<const float*>(g.a);
-    int64_t a_step = g.lda;
-    if (g.trans_a) {
-        Workspace* ws = this_thread_workspace();
-        float* panel = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(kRows * g.k));
-        if (panel == nullptr) return RIDGE_OUT_OF_MEMORY;
-        // X = op(A) (m rows, k steps): X(i, p) = A(p, i) = a[p + i*lda], rows along k.
-        for (int64_t p = 0; p < g.k; ++p)
-            for (int64_t i = 0; i < kRows; ++i) panel[p * kRows + i] = i < g.m ? a[p + i * g.lda] : 0.0f;
-        a = panel;
-        a_step = kRows;
-    }
-    const int64_t strips = (g.n + kStripCols - 1) / kStripCols;
-    const int team = int(std::min<int64_t>(std::max(threads, 1), strips));
+    static_assert(kRows % kRowGroup == 0, "whole row groups");
+    Workspace* ws = this_thread_workspace();
+    float* ar = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_rows(g.m) * packed_row_stride(g.k)));
+    if (ar == nullptr) return RIDGE_OUT_OF_MEMORY;
+    pack_rows(g, ar);
+    const int64_t groups = (g.n + kGroupCols - 1) / kGroupCols;
+    const int team = int(std::min<int64_t>(std::max(threads, 1), groups));
     if (team <= 1) {
-        float* buf = g.trans_b ? nullptr : copy_buffer();
-        if (!g.trans_b && buf == nullptr) return RIDGE_OUT_OF_MEMORY;
-        run_strips(g, ker, a, a_step, buf, 0, strips);
+        float* b_copy = b_copy_buffer(g);
+        if (g.trans_b && b_copy == nullptr) return RIDGE_OUT_OF_MEMORY;
+        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, ar, b_copy, q * kGroupCols);
         return RIDGE_SUCCESS;
     }
     // Every thread gets its buffer before any thread writes C: out of memory in
@@ -101,15 +85,16 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int thr
     ridge_status status = RIDGE_SUCCESS;
 #pragma omp parallel num_threads(team)
     {
-        float* buf = g.trans_b ? nullptr : copy_buffer();
-        if (!g.trans_b && buf == nullptr) {
+        float* b_copy = b_copy_buffer(g);
+        if (g.trans_b && b_copy == nullptr) {
 #pragma omp critical(ridge_skinny_m_status)
             status = RIDGE_OUT_OF_MEMORY;
         }
 #pragma omp barrier
         if (status == RIDGE_SUCCESS) {
             const int64_t t = omp_get_thread_num(), parts = omp_get_num_threads();
-            run_strips(g, ker, a, a_step, buf, strips * t / parts, strips * (t + 1) / parts);
+            for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
+                run_group(g, ker, ar, b_copy, q * kGroupCols);
         }
     }
     return status;

@@ -36,6 +36,17 @@ using GemmSmallUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t k, float alpha,
                                  int64_t a_step, const float* b, int64_t b_step, int64_t b_col,
                                  float beta, float* c, int64_t ldc);
 
+// Few-rows kernel (m <= 16), dot-product form (see gemm_skinny_m.cpp):
+//   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3
+// Row i of A is ar + i*ar_stride: k contiguous values, zero-padded up to a
+// multiple of 16, 64-byte aligned (ar_stride a multiple of 16), and rows up to
+// m rounded up to 8 exist (zeros past m). Column j of B is b + j*ldb, k
+// contiguous values, never read past k. beta == 0: C is written, never read.
+// Nothing outside m x nr of C is touched.
+using GemmFewRowsUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
+                                   int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
+                                   int64_t ldc);
+
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
@@ -57,14 +68,9 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc);
-// Few rows (m <= 16): the same contract as the small kernel, tiles of at most 16 x 24.
-// b_col == 1 and b_col == kSkinnyMCopyStride run specialized code (the strides of
-// transposed B and of the driver's copy of untransposed B, lib/gemm/gemm_skinny_m.cpp).
-constexpr int64_t kSkinnyMCopyStride = 144;
-void ukr_f32_gemm_skinny_m_16x24__avx512(int64_t mr, int64_t nr, int64_t k, float alpha,
-                                         const float* a, int64_t a_step, const float* b,
-                                         int64_t b_step, int64_t b_col, float beta, float* c,
-                                         int64_t ldc);
+void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
+                                        int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
+                                        int64_t ldc);
 
 // Set-up and tear-down a kernel may need around its calls on one thread
 // within one GEMM call (AMX: tile configuration); may be null.
