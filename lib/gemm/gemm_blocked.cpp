@@ -157,7 +157,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             const float beta = pc == 0 ? g.beta : 1.0f;
 
             const Range my_b = share(b_panels, s.threads, tid);
-            pack_b_panels(ker.pack_panel_b, ker.packed_bytes, offset(B, pc, jc), kc, nc, NR,
+            pack_b_panels(ker.pack_panel_b, ker.packed_bytes, ker.k_group, offset(B, pc, jc), kc, nc, NR,
                           my_b.first, my_b.last, buf.packed_b);
             if (traffic)  // this thread's share of B, read from memory by packing
                 traffic->memory += in_bytes * kc * (std::min(nc, my_b.last * NR) - std::min(nc, my_b.first * NR));
@@ -168,7 +168,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
                 if (mc > 0)
-                    pack_a_panels(ker.pack_panel, ker.packed_bytes, offset(A, ic, pc), mc, kc, MR,
+                    pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);

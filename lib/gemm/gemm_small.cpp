@@ -30,7 +30,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
         Workspace* ws = this_thread_workspace();
         float* buf = ws == nullptr ? nullptr : ws->packed_a.reserve(gemm_small_workspace_floats(g, ker));
         if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
-        pack_a_panels(ker.pack_panel, sizeof(float), MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
+        pack_a_panels(ker.pack_panel, sizeof(float), ker.k_group, MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
                       g.k, MR, 0, panels, buf);
         packed_a = buf;
     }

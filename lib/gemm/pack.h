@@ -33,13 +33,14 @@ inline int64_t panel_bytes(int64_t width, int64_t kc, int64_t packed_bytes) {
 }
 
 // Packs the MR-row panels [first_panel, last_panel) of op(A)[0:mc, 0:kc];
-// panel q lands at dst + q*panel_bytes(MR, kc, packed_bytes).
-void pack_a_panels(PackPanel pack, int64_t packed_bytes, MatrixView a, int64_t mc, int64_t kc,
+// panel q lands at dst + q*panel_bytes(MR, kc, packed_bytes). k_group: the
+// kernel's (GemmKernel::k_group): k steps the packer keeps together.
+void pack_a_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView a, int64_t mc, int64_t kc,
                    int64_t MR, int64_t first_panel, int64_t last_panel, void* dst);
 
 // Packs the NR-column panels [first_panel, last_panel) of op(B)[0:kc, 0:nc];
 // panel q lands at dst + q*panel_bytes(NR, kc, packed_bytes).
-void pack_b_panels(PackPanel pack, int64_t packed_bytes, MatrixView b, int64_t kc, int64_t nc,
+void pack_b_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
                    int64_t NR, int64_t first_panel, int64_t last_panel, void* dst);
 
 }  // namespace ridge
