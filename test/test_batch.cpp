@@ -202,6 +202,20 @@ TEST(Batch, EmptyBatchAndQuickReturnsWriteNothing) {
                                                        nullptr, 8, 64, nullptr, 8, 64, 0.0f, nullptr, 8, 64, 0));
 }
 
+// alpha = 0 reads neither A nor B, so both may be NULL whatever their strides:
+// every C becomes beta * C. (The fuzzer found the batch offsetting the NULLs.)
+TEST(Batch, AlphaZeroWithNullOperandsScalesEveryC) {
+    std::mt19937 rng(test_seed() + 6);
+    BatchShape s;
+    s.m = 10, s.n = 6, s.k = 4, s.count = 4, s.beta = -2.0f, s.alpha = 0.0f;
+    BatchData d(s, rng);
+    const std::vector<float> before = d.c;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm_batch_strided(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s.m, s.n, s.k,
+                                                       0.0f, nullptr, s.lda(), 80, nullptr, s.ldb(), 80, s.beta,
+                                                       d.c.data(), s.ldc(), s.stride_c(), s.count));
+    for (size_t i = 0; i < before.size(); ++i) ASSERT_EQ(-2.0f * before[i], d.c[i]) << "float " << i;
+}
+
 // One bad argument at a time: the native call returns RIDGE_INVALID_ARGUMENT
 // and names the position to the error handler; the CBLAS call tells
 // cblas_xerbla the same position; neither writes any C.

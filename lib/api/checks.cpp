@@ -80,7 +80,7 @@ BatchCheck check_gemm_batch_strided(const StridedBatchCall& c, StridedBatch* out
         return {13, "stride_b negative or too large"};
     if (c.ldc < std::max<int64_t>(1, rows_c)) return {16, "ldc too small"};
     const bool c_nonempty = c.m > 0 && c.n > 0;
-    if (c.count > 1 && c_nonempty && c.stride_c < c.ldc * cols_c)
+    if (c.count > 1 && c_nonempty && double(c.stride_c) < double(c.ldc) * double(cols_c))  // no int64 overflow
         return {17, "stride_c smaller than one C (the problems' C would overlap)"};
     if (!batch_span_fits(c.stride_c, c.count, double(c.ldc) * cols_c)) return {17, "stride_c too large"};
     if (c.count < 0) return {18, "batch_size < 0"};

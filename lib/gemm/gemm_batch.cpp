@@ -13,9 +13,10 @@ namespace ridge {
 GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i) {
     const int64_t eb = dtype_bytes(first.input);
     GemmArgs g = first;
-    g.a = static_cast<const char*>(first.a) + i * stride_a * eb;
-    g.b = static_cast<const char*>(first.b) + i * stride_b * eb;
-    g.c = first.c + i * stride_c;
+    // A and B may be NULL when nothing reads them (alpha = 0, k = 0): they stay NULL.
+    if (first.a != nullptr) g.a = static_cast<const char*>(first.a) + i * stride_a * eb;
+    if (first.b != nullptr) g.b = static_cast<const char*>(first.b) + i * stride_b * eb;
+    if (first.c != nullptr) g.c = first.c + i * stride_c;
     return g;
 }
 

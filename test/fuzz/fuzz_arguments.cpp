@@ -1,8 +1,9 @@
 // libFuzzer over argument checking. The input bytes pick an entry point
-// (ridge_sgemm, cblas_sgemm, sgemm_, ridge_sgemv, cblas_sgemv, sgemv_) and
+// (ridge_sgemm, cblas_sgemm, sgemm_, ridge_sgemv, cblas_sgemv, sgemv_,
+// ridge_sgemm_batch_strided, cblas_sgemm_batch_strided) and
 // every argument: layout and transpose codes (invalid ones included), sizes
 // and leading dimensions (small, zero, negative, around their legal minimum,
-// huge), increments, NULL pointers, scalars (0, 1, others).
+// huge), increments, batch strides and counts, NULL pointers, scalars (0, 1, others).
 //
 // Each call gets buffers exactly as large as its arguments say each operand
 // is (AddressSanitizer stops any access beyond them), and is checked against
@@ -167,6 +168,36 @@ char trans_code_char(int64_t code) {
     return code == CblasNoTrans ? 'N' : code == CblasTrans ? 'T' : code == CblasConjTrans ? 'C' : 0;
 }
 
+// One column-major or row-major product as the caller stored it.
+struct Product {
+    bool row, tra, trb;
+    int64_t m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+};
+
+// Every element of C (as stored at c, c0 before the call) against a double
+// reference within sgemm's error bound.
+void check_product(const Product& g, const float* a, const float* b, const float* c, const float* c0) {
+    for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+            double sum = 0.0, magnitude = 0.0;
+            if (g.alpha != 0.0f)
+                for (int64_t p = 0; p < g.k; ++p) {
+                    const int64_t ai = g.tra ? p : i, aj = g.tra ? i : p, bi = g.trb ? j : p, bj = g.trb ? p : j;
+                    const double av = a[size_t(g.row ? ai * g.lda + aj : ai + aj * g.lda)];
+                    const double bv = b[size_t(g.row ? bi * g.ldb + bj : bi + bj * g.ldb)];
+                    sum += av * bv;
+                    magnitude += std::fabs(av * bv);
+                }
+            const size_t at = size_t(g.row ? i * g.ldc + j : i + j * g.ldc);
+            const double want = double(g.alpha) * sum + (g.beta == 0.0f ? 0.0 : double(g.beta) * double(c0[at]));
+            const double bound = 4.0 * double(g.k + 2) * std::numeric_limits<float>::epsilon() *
+                                     (std::fabs(g.alpha) * magnitude + (g.beta == 0.0f ? 0.0 : std::fabs(g.beta * c0[at]))) +
+                                 1e-30;
+            if (!(std::fabs(double(c[at]) - want) <= bound)) fail_values("GEMM result", want, c[at]);
+        }
+}
+
 // --- one GEMM call ---
 
 enum class Door { native, cblas, fortran };
@@ -263,26 +294,8 @@ void fuzz_gemm(Bytes& in, Door door) {
         return;
     }
     if (g_report.calls != 0) fail("reports for a valid GEMM", 0, g_report.calls);
-    // The reference, element by element of C as stored (none when C is empty:
-    // m may then be 2^31 - 1 with n = 0).
-    for (int64_t i = 0; i < m && n > 0; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-            double sum = 0.0, magnitude = 0.0;
-            if (alpha != 0.0f)
-                for (int64_t p = 0; p < k; ++p) {
-                    const int64_t ai = tra ? p : i, aj = tra ? i : p, bi = trb ? j : p, bj = trb ? p : j;
-                    const double av = a[size_t(row ? ai * lda + aj : ai + aj * lda)];
-                    const double bv = b[size_t(row ? bi * ldb + bj : bi + bj * ldb)];
-                    sum += av * bv;
-                    magnitude += std::fabs(av * bv);
-                }
-            const size_t at = size_t(row ? i * ldc + j : i + j * ldc);
-            const double want = double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c0[at]));
-            const double bound = 4.0 * double(k + 2) * std::numeric_limits<float>::epsilon() *
-                                     (std::fabs(alpha) * magnitude + (beta == 0.0f ? 0.0 : std::fabs(beta * c0[at]))) +
-                                 1e-30;
-            if (!(std::fabs(double(c[at]) - want) <= bound)) fail_values("GEMM result", want, c[at]);
-        }
+    // The reference (none when C is empty: m may then be 2^31 - 1 with n = 0).
+    if (n > 0) check_product({row, tra, trb, m, n, k, lda, ldb, ldc, alpha, beta}, a.data(), b.data(), c.data(), c0.data());
     // Padding between lines of C untouched (C may have no element at all and
     // 2^31 - 1 empty lines: only lines that start inside the buffer are walked).
     for (int64_t line = 0; line < c_lines && line * ldc < c_size; ++line)
@@ -400,6 +413,134 @@ void fuzz_gemv(Bytes& in, Door door) {
             fail("GEMV wrote outside y's elements (or during a quick return) at", int64_t(i), 0);
 }
 
+// --- one strided batch (ridge_sgemm_batch_strided, cblas_sgemm_batch_strided) ---
+
+// A batch stride near the size of one matrix (or negative, or huge).
+int64_t stride_value(Bytes& in, int64_t one_matrix, bool native) {
+    const int64_t choices[] = {one_matrix, one_matrix, one_matrix + 3, 0, one_matrix - 1, -1,
+                               native ? int64_t(1) << 40 : std::numeric_limits<int>::max()};
+    return in.pick(choices);
+}
+
+// ridge's documented limit: the last problem's matrix must end within 4.6e18 elements.
+bool span_too_large(int64_t stride, int64_t count, double one_matrix) {
+    return double(stride) * double(std::max<int64_t>(count - 1, 0)) + one_matrix >= 4.6e18;
+}
+
+void fuzz_batch(Bytes& in, bool native) {
+    const int64_t layouts[] = {CblasColMajor, CblasRowMajor, CblasColMajor, CblasRowMajor, 0};
+    const int64_t trans_codes[] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasNoTrans, 114};
+    const int64_t layout = in.pick(layouts), ta_code = in.pick(trans_codes), tb_code = in.pick(trans_codes);
+    const bool row = layout == CblasRowMajor;
+    const bool tra = ta_code == CblasTrans || ta_code == CblasConjTrans;
+    const bool trb = tb_code == CblasTrans || tb_code == CblasConjTrans;
+    int64_t m = size_value(in, native), n = size_value(in, native), k = size_value(in, native);
+    if (!native) m = int32_t(m), n = int32_t(n), k = int32_t(k);
+    const int64_t a_rows = tra ? k : m, a_cols = tra ? m : k, b_rows = trb ? n : k, b_cols = trb ? k : n;
+    const int64_t a_len = row ? a_cols : a_rows, a_lines = row ? a_rows : a_cols;
+    const int64_t b_len = row ? b_cols : b_rows, b_lines = row ? b_rows : b_cols;
+    const int64_t c_len = row ? n : m, c_lines = row ? m : n;
+    int64_t lda = ld_value(in, std::max<int64_t>(1, a_len), native);
+    int64_t ldb = ld_value(in, std::max<int64_t>(1, b_len), native);
+    int64_t ldc = ld_value(in, std::max<int64_t>(1, c_len), native);
+    if (!native) lda = int32_t(lda), ldb = int32_t(ldb), ldc = int32_t(ldc);
+    // One matrix as the batch counts it: ld times its lines (0 lines: nothing).
+    const double one_a = double(lda) * double(std::max<int64_t>(a_lines, 0));
+    const double one_b = double(ldb) * double(std::max<int64_t>(b_lines, 0));
+    const double one_c = double(ldc) * double(std::max<int64_t>(c_lines, 0));
+    auto clamp = [](double v) { return v > 1e12 ? int64_t(1e12) : v < -1e12 ? int64_t(-1e12) : int64_t(v); };
+    int64_t sa = stride_value(in, clamp(one_a), native), sb = stride_value(in, clamp(one_b), native),
+            sc = stride_value(in, clamp(one_c), native);
+    const int64_t counts[] = {1, 2, 3, 5, 0, -1, native ? int64_t(1) << 40 : std::numeric_limits<int>::max()};
+    int64_t count = in.pick(counts);
+    if (!native) sa = int32_t(sa), sb = int32_t(sb), sc = int32_t(sc), count = int32_t(count);
+    const float alpha = scalar_value(in), beta = scalar_value(in);
+    const uint8_t nulls = in.next() % 8;  // bit 0: a, 1: b, 2: c NULL
+
+    // The expected position (ridge.h / cblas.h: the signature's, in its order, pointers last).
+    const bool c_nonempty = m > 0 && n > 0;
+    const bool reads = count > 0 && c_nonempty && k > 0 && alpha != 0.0f;
+    int64_t expected = 0;
+    if (layout != CblasColMajor && layout != CblasRowMajor) expected = 1;
+    else if (ta_code != CblasNoTrans && !tra) expected = 2;
+    else if (tb_code != CblasNoTrans && !trb) expected = 3;
+    else if (m < 0) expected = 4;
+    else if (n < 0) expected = 5;
+    else if (k < 0) expected = 6;
+    else if (lda < std::max<int64_t>(1, a_len)) expected = 9;
+    else if (sa < 0 || span_too_large(sa, count, one_a)) expected = 10;
+    else if (ldb < std::max<int64_t>(1, b_len)) expected = 12;
+    else if (sb < 0 || span_too_large(sb, count, one_b)) expected = 13;
+    else if (ldc < std::max<int64_t>(1, c_len)) expected = 16;
+    else if (count > 1 && c_nonempty && double(sc) < one_c) expected = 17;
+    else if (span_too_large(sc, count, one_c)) expected = 17;
+    else if (count < 0) expected = 18;
+    else if (reads && (nulls & 1)) expected = 8;
+    else if (reads && (nulls & 2)) expected = 11;
+    else if (count > 0 && c_nonempty && (nulls & 4)) expected = 15;
+
+    // Buffers: every problem's operand, stride apart (a few elements when invalid).
+    auto batch_storage = [&](int64_t len, int64_t lines, int64_t ld, int64_t stride) -> int64_t {
+        const int64_t one = storage(len, lines, ld);
+        if (one == 0 || count <= 0) return 0;
+        if (one > kMaxElements || stride > kMaxElements || count > kMaxElements) return kMaxElements + 1;
+        return stride * (count - 1) + one;
+    };
+    const int64_t a_size = expected ? 4 : batch_storage(a_len, a_lines, lda, sa);
+    const int64_t b_size = expected ? 4 : batch_storage(b_len, b_lines, ldb, sb);
+    const int64_t c_size = expected ? 4 : batch_storage(c_len, c_lines, ldc, sc);
+    if (a_size > kMaxElements || b_size > kMaxElements || c_size > kMaxElements) return;
+    std::vector<float> a(static_cast<size_t>(a_size)), b(static_cast<size_t>(b_size)), c(static_cast<size_t>(c_size));
+    for (float& v : a) v = float(int(in.next() % 9) - 4);
+    for (float& v : b) v = float(int(in.next() % 9) - 4);
+    for (float& v : c) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
+    const std::vector<float> c0 = c;
+    const float* pa = (nulls & 1) ? nullptr : (a.empty() ? nullptr : a.data());
+    const float* pb = (nulls & 2) ? nullptr : (b.empty() ? nullptr : b.data());
+    float* pc = (nulls & 4) ? nullptr : (c.empty() ? nullptr : c.data());
+
+    std::snprintf(g_call, sizeof g_call,
+                  "%s batch layout=%lld ta=%lld tb=%lld m=%lld n=%lld k=%lld alpha=%g lda=%lld sa=%lld ldb=%lld "
+                  "sb=%lld beta=%g ldc=%lld sc=%lld count=%lld nulls=%d",
+                  native ? "native" : "cblas", (long long)layout, (long long)ta_code, (long long)tb_code, (long long)m,
+                  (long long)n, (long long)k, double(alpha), (long long)lda, (long long)sa, (long long)ldb,
+                  (long long)sb, double(beta), (long long)ldc, (long long)sc, (long long)count, nulls);
+    g_report = Report{};
+    if (native) {
+        const ridge_status s =
+            ridge_sgemm_batch_strided(ridge_layout(layout), ridge_transpose(ta_code), ridge_transpose(tb_code), m, n, k,
+                                      alpha, pa, lda, sa, pb, ldb, sb, beta, pc, ldc, sc, count);
+        if ((s == RIDGE_INVALID_ARGUMENT) != (expected != 0)) fail("ridge_sgemm_batch_strided status", expected, s);
+        if (s != RIDGE_SUCCESS && s != RIDGE_INVALID_ARGUMENT) fail("ridge_sgemm_batch_strided status", 0, s);
+    } else {
+        cblas_sgemm_batch_strided(CBLAS_LAYOUT(layout), CBLAS_TRANSPOSE(ta_code), CBLAS_TRANSPOSE(tb_code), int(m),
+                                  int(n), int(k), alpha, pa, int(lda), int(sa), pb, int(ldb), int(sb), beta, pc,
+                                  int(ldc), int(sc), int(count));
+    }
+    if (expected != 0) {
+        if (g_report.calls != 1) fail("reports for an invalid batch", 1, g_report.calls);
+        if (g_report.info != expected) fail("batch parameter number", expected, g_report.info);
+        if (std::memcmp(c.data(), c0.data(), c.size() * sizeof(float)) != 0) fail("invalid batch wrote C", 0, 1);
+        return;
+    }
+    if (g_report.calls != 0) fail("reports for a valid batch", 0, g_report.calls);
+    if (c.empty()) return;
+    const Product g{row, tra, trb, m, n, k, lda, ldb, ldc, alpha, beta};
+    const bool quick = m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f);
+    std::vector<bool> is_element(c.size(), false);
+    for (int64_t q = 0; q < count; ++q) {
+        for (int64_t line = 0; line < c_lines; ++line)
+            for (int64_t e = 0; e < c_len; ++e) is_element[size_t(q * sc + line * ldc + e)] = true;
+        // (A or B may be empty, NULL, when alpha = 0 or k = 0 and nothing reads them.)
+        const float* aq = a.empty() ? nullptr : a.data() + q * sa;
+        const float* bq = b.empty() ? nullptr : b.data() + q * sb;
+        if (!quick) check_product(g, aq, bq, c.data() + q * sc, c0.data() + q * sc);
+    }
+    for (size_t i = 0; i < c.size(); ++i)
+        if ((quick || !is_element[i]) && std::memcmp(&c[i], &c0[i], sizeof(float)) != 0)
+            fail("batch wrote outside its problems' C (or during a quick return) at", int64_t(i), 0);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -409,7 +550,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }();
     (void)once;
     Bytes in(data, size);
-    switch (in.next() % 6) {
+    switch (in.next() % 8) {
         case 0:
             fuzz_gemm(in, Door::native);
             break;
@@ -425,8 +566,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 4:
             fuzz_gemv(in, Door::cblas);
             break;
-        default:
+        case 5:
             fuzz_gemv(in, Door::fortran);
+            break;
+        case 6:
+            fuzz_batch(in, true);
+            break;
+        default:
+            fuzz_batch(in, false);
             break;
     }
     return 0;
