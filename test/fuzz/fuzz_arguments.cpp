@@ -198,6 +198,24 @@ void check_product(const Product& g, const float* a, const float* b, const float
         }
 }
 
+// A, B and C of a GEMM (or of a whole batch) with values drawn from the input;
+// C full of NaN when beta = 0 (none may survive), c0 its copy before the call.
+struct GemmOperands {
+    std::vector<float> a, b, c, c0;
+    GemmOperands(Bytes& in, int64_t a_size, int64_t b_size, int64_t c_size, float beta)
+        : a(static_cast<size_t>(a_size)), b(static_cast<size_t>(b_size)), c(static_cast<size_t>(c_size)) {
+        for (float& v : a) v = float(int(in.next() % 9) - 4);
+        for (float& v : b) v = float(int(in.next() % 9) - 4);
+        for (float& v : c) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
+        c0 = c;
+    }
+    // The pointer passed: NULL when asked, or when the operand is empty (as a
+    // caller with nothing to pass would).
+    const float* a_arg(bool null) const { return null || a.empty() ? nullptr : a.data(); }
+    const float* b_arg(bool null) const { return null || b.empty() ? nullptr : b.data(); }
+    float* c_arg(bool null) { return null || c.empty() ? nullptr : c.data(); }
+};
+
 // --- one GEMM call ---
 
 enum class Door { native, cblas, fortran };
@@ -259,14 +277,10 @@ void fuzz_gemm(Bytes& in, Door door) {
     const int64_t b_size = expected ? 4 : storage(b_len, b_lines, ldb);
     const int64_t c_size = expected ? 4 : storage(c_len, c_lines, ldc);
     if (a_size > kMaxElements || b_size > kMaxElements || c_size > kMaxElements) return;
-    std::vector<float> a(static_cast<size_t>(a_size)), b(static_cast<size_t>(b_size)), c(static_cast<size_t>(c_size));
-    for (float& v : a) v = float(int(in.next() % 9) - 4);
-    for (float& v : b) v = float(int(in.next() % 9) - 4);
-    for (float& v : c) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
-    const std::vector<float> c0 = c;
-    const float* pa = (nulls & 1) ? nullptr : (a.empty() ? nullptr : a.data());
-    const float* pb = (nulls & 2) ? nullptr : (b.empty() ? nullptr : b.data());
-    float* pc = (nulls & 4) ? nullptr : (c.empty() ? nullptr : c.data());
+    GemmOperands ops(in, a_size, b_size, c_size, beta);
+    std::vector<float>&a = ops.a, &b = ops.b, &c = ops.c, &c0 = ops.c0;
+    const float *pa = ops.a_arg(nulls & 1), *pb = ops.b_arg(nulls & 2);
+    float* pc = ops.c_arg(nulls & 4);
 
     std::snprintf(g_call, sizeof g_call,
                   "%s gemm layout=%lld ta=%lld/'%c' tb=%lld/'%c' m=%lld n=%lld k=%lld alpha=%g lda=%lld ldb=%lld "
@@ -490,14 +504,10 @@ void fuzz_batch(Bytes& in, bool native) {
     const int64_t b_size = expected ? 4 : batch_storage(b_len, b_lines, ldb, sb);
     const int64_t c_size = expected ? 4 : batch_storage(c_len, c_lines, ldc, sc);
     if (a_size > kMaxElements || b_size > kMaxElements || c_size > kMaxElements) return;
-    std::vector<float> a(static_cast<size_t>(a_size)), b(static_cast<size_t>(b_size)), c(static_cast<size_t>(c_size));
-    for (float& v : a) v = float(int(in.next() % 9) - 4);
-    for (float& v : b) v = float(int(in.next() % 9) - 4);
-    for (float& v : c) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : float(int(in.next() % 9) - 4);
-    const std::vector<float> c0 = c;
-    const float* pa = (nulls & 1) ? nullptr : (a.empty() ? nullptr : a.data());
-    const float* pb = (nulls & 2) ? nullptr : (b.empty() ? nullptr : b.data());
-    float* pc = (nulls & 4) ? nullptr : (c.empty() ? nullptr : c.data());
+    GemmOperands ops(in, a_size, b_size, c_size, beta);
+    std::vector<float>&a = ops.a, &b = ops.b, &c = ops.c, &c0 = ops.c0;
+    const float *pa = ops.a_arg(nulls & 1), *pb = ops.b_arg(nulls & 2);
+    float* pc = ops.c_arg(nulls & 4);
 
     std::snprintf(g_call, sizeof g_call,
                   "%s batch layout=%lld ta=%lld tb=%lld m=%lld n=%lld k=%lld alpha=%g lda=%lld sa=%lld ldb=%lld "
