@@ -18,6 +18,7 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "gemm/gemm.h"
+#include "gemm/pack.h"
 #include "gemm_check.h"
 #include "tuning/model.h"
 #include "tuning/topology.h"
@@ -184,6 +185,21 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
             }
 }
 
+// A column-major fp32 call through the dispatcher with reporting on; *r its report.
+::testing::AssertionResult dispatch_with_report(const Call& call, Operands& ops, ridge_report* r) {
+    ridge::GemmArgs g;
+    g.m = call.m, g.n = call.n, g.k = call.k, g.alpha = call.alpha, g.beta = call.beta;
+    g.trans_a = call.ta, g.trans_b = call.tb;
+    g.a = ops.a.data(), g.lda = call.lda(), g.b = ops.b.data(), g.ldb = call.ldb();
+    g.c = ops.c.data(), g.ldc = call.ldc();
+    ridge_set_report(1);
+    const ridge_status status = ridge::dispatch_gemm(g);
+    ridge_set_report(0);
+    if (status != RIDGE_SUCCESS) return ::testing::AssertionFailure() << "dispatch_gemm: " << ridge_status_string(status);
+    if (ridge_last_report(r) != RIDGE_SUCCESS) return ::testing::AssertionFailure() << "no report";
+    return ::testing::AssertionSuccess();
+}
+
 // A kernel's C-streaming twin (non-temporal stores) writes exactly what the
 // kernel writes with beta = 0, bit for bit, over NaN it must not read, and
 // nothing else: not the padding rows between MR and ldc, not the line before
@@ -271,6 +287,35 @@ TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceAlignedC) {
                 for (int64_t p = 0; p < k; ++p) want += double(g.alpha) * a[size_t(i + p * m)] * b[size_t(p + j * k)];
                 ASSERT_NEAR(want, got, bound) << "C(" << i << "," << j << ")";
             }
+    }
+}
+
+// With a short k the dispatcher keeps the block of A in L1 (two thirds of it,
+// when that is at least 8 MR-row panels) instead of the model's L2-sized MC;
+// with a k of a few hundred the model's MC stands. Both give the right product.
+TEST(Kernels, ShortKKeepsTheBlockOfAInL1) {
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
+    if (choice.kernel->packed_bytes != 4) GTEST_SKIP() << choice.kernel->name << " packs 16-bit panels";
+    std::mt19937 rng(test_seed() + 13);
+    const int64_t l1_two_thirds = 2 * ridge::machine_topology().l1.size_bytes / 3;
+    for (int64_t k : {16, 32, 300}) {
+        Call call;
+        call.m = 600, call.n = 610, call.k = k;  // above the small path's volume: the blocked path
+        call.alpha = 1.0f, call.beta = 0.5f;
+        Operands ops(call, rng);
+        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+        ridge_report r;
+        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
+        ASSERT_STREQ("blocked", r.path) << "k=" << k;
+        const int64_t block_row_bytes = ridge::panel_depth(k) * 4;
+        const bool fits = l1_two_thirds / block_row_bytes >= 8 * r.MR && k <= choice.blocking.KC;
+        if (fits) {
+            EXPECT_LE(r.MC * block_row_bytes, l1_two_thirds) << "k=" << k;
+            EXPECT_GE(r.MC, 8 * r.MR) << "k=" << k;
+        } else {
+            EXPECT_EQ(choice.blocking.MC, r.MC) << "k=" << k;
+        }
+        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call))) << "k=" << k;
     }
 }
 
@@ -437,15 +482,8 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
         call.alpha = 0.5f, call.beta = 0.0f;
         Operands ops(call, rng);
         const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-        ridge::GemmArgs g;
-        g.m = call.m, g.n = call.n, g.k = call.k, g.alpha = call.alpha, g.beta = call.beta;
-        g.a = ops.a.data(), g.lda = call.lda(), g.b = ops.b.data(), g.ldb = call.ldb();
-        g.c = ops.c.data(), g.ldc = call.ldc();
-        ridge_set_report(1);
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
-        ridge_set_report(0);
         ridge_report r;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
         EXPECT_STREQ("skinny_m", r.path) << "m=" << m;
         ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
     }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <new>
 
+#include "gemm/pack.h"
 #include "gemm/workspace.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/probe.h"
@@ -61,6 +62,23 @@ constexpr int64_t kSkinnyMaxRows = 16;
 // the few-rows path would have to gather each of them first.
 bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
     return g.input == Dtype::f32 && kernel.few_rows_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
+}
+
+// A short k (all of it one KC step of at most ~32) makes each microkernel call
+// a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
+// then better kept in L1: two thirds of L1, when that still holds at least 8
+// MR-row panels (for the 48 KiB L1 here: 256 rows, at k <= 32). Measured, 1
+// thread, RIDGE_PROFILE with MC forced, ridge-bench: 4096 x 4096 x 16 MC=1792
+// (the model) 130-135 GFLOP/s, 512 130-134, 256 165-167, 192 157-164, 128
+// 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
+// 256-row block no longer fits and MC=256 was no better (and is not taken).
+// For the fp32 panels the measurement covers (fp32, and fp16/bf16 converted).
+BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
+    if (kernel.packed_bytes != 4 || k < 1 || k > bp.KC) return bp;  // (k = 0 only scales C)
+    const int64_t block_row_bytes = panel_depth(k) * kernel.packed_bytes;
+    const int64_t l1_rows = 2 * machine_topology().l1.size_bytes / 3 / block_row_bytes / bp.MR * bp.MR;
+    if (l1_rows >= 8 * bp.MR) bp.MC = std::min(bp.MC, l1_rows);
+    return bp;
 }
 
 // Non-temporal stores for C (blocked path) only where they cannot hurt: C is
@@ -349,7 +367,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     const GemmChoice& choice = runtime_config().gemm(args.input);
     GemmPlan plan;
     plan.kernel = choice.kernel;
-    plan.blocking = choice.blocking;
+    plan.blocking = blocking_for_short_k(choice.blocking, *choice.kernel, args.k);
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
