@@ -17,7 +17,7 @@ constexpr int64_t kAmxMinKC = 1024;
 // packed element, never per FMA) and reuse the fp32 kernels.
 constexpr GemmKernel kGemmKernels[] = {
     // name, packer name(s), input, ISA, MR, NR, kernel, its C-streaming twin, A packer, B packer, small kernel,
-    // packed bytes, k group, fp32 lanes, KC floor, thread begin/end hooks
+    // few-rows kernel, packed bytes, k group, fp32 lanes, KC floor, thread begin/end hooks
     {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, ukr_f32_gemm_few_rows_16x3__avx512, 4, 1, 16, 0, nullptr, nullptr},
     {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f32__avx2, pack_panel_f32__avx2, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr},
     {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr},
