@@ -35,7 +35,10 @@ struct GemmPlan {
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->few_rows_f32 must exist)
-    bool stream_c = false;  // blocked path: write C with the kernel's non-temporal twin where aligned
+    // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
+    // the dispatcher only when the twin exists, beta = 0, k is one KC step and C
+    // and ldc make every full tile 64-byte aligned (use_streaming_c).
+    bool stream_c = false;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 

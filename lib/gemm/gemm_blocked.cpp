@@ -124,8 +124,8 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
             const int64_t mr = std::min(MR, mc - i0);
             const char* a = packed_a + (i0 / MR) * a_stride;
             float* cij = c + i0 + jp * NR * ldc;
-            if (mr == MR && nr == NR && stream_c && reinterpret_cast<uintptr_t>(cij) % 64 == 0)
-                ker.ukr_stream_c(kc, alpha, a, b, beta, cij, ldc);  // beta is 0 (see GemmPlan::stream_c)
+            if (mr == MR && nr == NR && stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
+                ker.ukr_stream_c(kc, alpha, a, b, beta, cij, ldc);
             else if (mr == MR && nr == NR)
                 ker.ukr(kc, alpha, a, b, beta, cij, ldc);
             else
@@ -137,7 +137,7 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
 // The body every thread of the team runs; `tid` in [0, s.threads).
 // `traffic`: this thread's counters, or null when nobody asked for a report.
 void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
-                int tid, Traffic* traffic, bool plan_stream_c) {
+                int tid, Traffic* traffic, bool stream_c) {
     const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
@@ -145,8 +145,6 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
     char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
     const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
     const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
-    // Streaming C needs one pass over k (nothing reads C back) and every column of a tile aligned alike.
-    const bool stream_c = plan_stream_c && g.k <= s.kc_max && g.ldc % 16 == 0;
     if (ker.thread_begin) ker.thread_begin();
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3

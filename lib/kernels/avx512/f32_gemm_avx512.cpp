@@ -63,7 +63,6 @@ void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_packed, c
                                 float beta, float* c, int64_t ldc) {
     __m512 lo[kNR];  // rows 0-15 of each column of the tile
     __m512 hi[kNR];  // rows 16-31
-    // fp32 panels (see the packers)
     accumulate_32x12<true>(kc, static_cast<const float*>(a_packed), static_cast<const float*>(b_packed), c, ldc, lo, hi);
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
