@@ -32,14 +32,18 @@ int64_t packed_row_stride(int64_t k) { return (k + kKStep - 1) / kKStep * kKStep
 int64_t packed_rows(int64_t m) { return (m + kRowGroup - 1) / kRowGroup * kRowGroup; }
 
 // Ar[i*stride + p] = op(A)(i, p), zeros past k and in rows m .. packed_rows(m).
+// A is read in its own order: transposed, a row of op(A) is contiguous;
+// untransposed, a column (m contiguous values) is spread across the rows.
 void pack_rows(const GemmArgs& g, float* ar) {
     const float* a = static_cast<const float*>(g.a);
     const int64_t stride = packed_row_stride(g.k);
-    for (int64_t i = 0; i < packed_rows(g.m); ++i) {
-        float* row = ar + i * stride;
-        for (int64_t p = 0; p < stride; ++p)
-            row[p] = (i < g.m && p < g.k) ? (g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda]) : 0.0f;
+    std::fill(ar, ar + packed_rows(g.m) * stride, 0.0f);
+    if (g.trans_a) {
+        for (int64_t i = 0; i < g.m; ++i) std::copy(a + i * g.lda, a + i * g.lda + g.k, ar + i * stride);
+        return;
     }
+    for (int64_t p = 0; p < g.k; ++p)
+        for (int64_t i = 0; i < g.m; ++i) ar[i * stride + p] = a[i + p * g.lda];
 }
 
 // One group of up to 3 columns starting at column j0.
