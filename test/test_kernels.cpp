@@ -409,6 +409,101 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     }
 }
 
+// The skinny kernel (for kernels that have one): A read in place at a column
+// stride, B as a k-major chunk with a row stride above nr; every tile size mr x
+// nr up to MR x NR, k around the kernel's unrolling, beta = 0 (NaN in C must
+// not survive), 1 (the chunks after the first) and others, the A prefetch on
+// and off; C's rows past mr and its guard band untouched, A and B ending at an
+// inaccessible page.
+TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
+    const uint32_t seed = test_seed() + 10;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const float scalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 1.0f}, {2.0f, -1.5f}, {0.75f, 0.0f}};
+    int kernels = 0;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ++kernels;
+        int serial = 0;
+        for (int64_t mr = 1; mr <= ker.MR; ++mr)
+            for (int64_t nr = 1; nr <= ker.NR; ++nr)
+                for (int64_t k : {1, 2, 7, 16}) {
+                    const float alpha = scalars[serial % 5][0], beta = scalars[serial % 5][1];
+                    const bool prefetch = serial % 2 == 1;
+                    ++serial;
+                    const int64_t lda = mr + serial % 3;
+                    const int64_t b_step = nr + serial % 4;  // the chunk holds all n >= nr columns
+                    const size_t na = size_t(lda * (k - 1) + mr);
+                    const size_t nb = size_t((k - 1) * b_step + nr);
+                    Fenced a(na), b(nb);
+                    for (size_t i = 0; i < na; ++i) a.data()[i] = dist(rng);
+                    for (size_t i = 0; i < nb; ++i) b.data()[i] = dist(rng);
+                    Guarded c({mr, nr}, mr + 3);
+                    c.fill_random(rng);
+                    if (beta == 0.0f) c.fill(quiet_nan());
+
+                    ker.skinny_f32(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
+                                   prefetch ? a.data() : nullptr);
+
+                    SCOPED_TRACE(std::string(ker.name) + " skinny mr=" + std::to_string(mr) +
+                                 " nr=" + std::to_string(nr) + " k=" + std::to_string(k) + " alpha=" +
+                                 std::to_string(alpha) + " beta=" + std::to_string(beta) +
+                                 (prefetch ? " prefetch" : ""));
+                    const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
+                    for (int64_t j = 0; j < nr; ++j)
+                        for (int64_t i = 0; i < mr; ++i) {
+                            double sum = 0.0;
+                            for (int64_t p = 0; p < k; ++p)
+                                sum += double(a.data()[i + p * lda]) * double(b.data()[p * b_step + j]);
+                            const double want =
+                                double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
+                            ASSERT_NEAR(want, c.at(i, j), bound) << "(" << i << "," << j << ")";
+                        }
+                    ASSERT_TRUE(c.untouched_outside());
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+}
+
+// The driver's skinny path (few columns, A untransposed, read in place) with
+// each kernel that has one: m around the MR tiles and the prefetch distance,
+// every n up to the widest the path takes in a spread (column groups of
+// uneven widths, one to eleven groups), k around both chunk lengths (16 and
+// 32 steps), B as stored both ways, padded leading dimensions, and 1 and 3
+// threads (rows split between them).
+TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 11;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ++kernels;
+        ridge::GemmPlan plan;
+        plan.kernel = &ker;
+        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        plan.skinny_path = true;
+        SCOPED_TRACE(std::string(ker.name) + " skinny path");
+        const int64_t MR = ker.MR;
+        const int64_t ms[] = {MR * 2, MR * 2 + 1, MR * 5 - 3, MR * 7 + 17};
+        const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 37, 64, ridge::kSkinnyMaxN};
+        for (int64_t m : ms)
+            for (int64_t n : ns)
+                for (int64_t k : {1, 15, 16, 17, 33, 70}) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = k;
+                    const int t = int((m + n + k) % 4);
+                    call.tb = t & 1;
+                    call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                    call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
+                    plan.threads = (k % 2 == 1) ? 3 : 1;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+}
+
 // The driver's small-problem path with each kernel that has one, on the same edge
 // shapes as the blocked path (it has no blocking: the shapes only need to be ragged).
 TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {

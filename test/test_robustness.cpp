@@ -165,7 +165,7 @@ void check_huge_ld(ridge_layout layout, bool ta, bool tb, int64_t m, int64_t n, 
 }
 
 // The unpacked paths: small problems, and few columns of C with a tall,
-// untransposed A (the "skinny" path: n <= 24, m >= 2 MR, too much work for
+// untransposed A (the "skinny" path: n <= 64, m >= 2 MR, too much work for
 // the small path). There A has k = 20000 columns, so its offsets pass 2^31
 // with a leading dimension of 120000 (one touched page per column, 80 MB).
 TEST(LargeIndex, SmallProblemWithHugeLeadingDimensions) {

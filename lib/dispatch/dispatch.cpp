@@ -41,14 +41,16 @@ constexpr double kSmallPathMaxVolume = 160.0 * 160.0 * 160.0;
 constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 
 // Skinny (few columns of C, A untransposed): reading A once in place beats
-// packing it while the packed path would reuse each element of A fewer than
-// ~2 NR times. Measured, 1 thread, 4096 x n x 4096 fp32 on this project's
-// AVX-512 VM: packed path n=2 7 GFLOP/s, 4 15, 8 31, 16 46, 32 79, 64 99;
-// see bench/shapes/decode.txt for the skinny path's figures.
-constexpr int64_t kSkinnyMaxColumns = 24;
+// packing it while the packed path would reuse each element of A only a few
+// NR times. Measured, 1 thread, 4096 x n x 4096 fp32 on this project's AVX-512
+// VM (GFLOP/s, skinny / blocked, alternating runs): n = 16 116 / 46, 32 126 / 90,
+// 64 119-127 / 115, 128 95-110 / 142 (C, m x n, no longer fits L2 beside the
+// chunk of A). See bench/shapes/decode.txt.
+constexpr int64_t kSkinnyMaxColumns = 64;
+static_assert(kSkinnyMaxColumns <= kSkinnyMaxN, "the skinny driver keeps n columns of B per chunk");
 
 bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
-    return g.input == Dtype::f32 && kernel.small_f32 != nullptr && !g.trans_a &&
+    return g.input == Dtype::f32 && kernel.skinny_f32 != nullptr && !g.trans_a &&
            g.n <= kSkinnyMaxColumns && g.m >= 2 * kernel.MR;
 }
 
@@ -425,9 +427,12 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     r.ideal_bytes = ideal_gemm_bytes(g);
     if (plan.small_path || plan.skinny_path || plan.skinny_m_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
-        // also reads and writes C from L2 once per chunk of 16 k steps.
+        // also reads and writes C from L2 once per chunk of k steps.
         r.memory_bytes = r.ideal_bytes;
-        if (plan.skinny_path) r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + 15) / 16);
+        if (plan.skinny_path) {
+            const int64_t chunk = skinny_chunk_columns(g.n);
+            r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
+        }
     } else {
         r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;
         r.MC = plan.blocking.MC, r.NC = plan.blocking.NC;

@@ -33,7 +33,7 @@ struct GemmPlan {
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
-    bool skinny_path = false;  // take gemm_skinny_n_f32 (same requirements, A untransposed)
+    bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->few_rows_f32 must exist)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
     // the dispatcher only when the twin exists, beta = 0, k is one KC step and C
@@ -61,8 +61,13 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
 // Problem i of a strided batch.
 GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i);
 
-// Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp).
+// Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp),
+// for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows on its stack).
+constexpr int64_t kSkinnyMaxN = 128;
 ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// Columns of A (k steps) per chunk of that sweep, for n columns of C; C is
+// read and written once per chunk.
+int64_t skinny_chunk_columns(int64_t n);
 
 // Few rows of C (m <= 16), fp32: op(B) read once in place, op(A) packed as rows (gemm_skinny_m.cpp).
 ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);

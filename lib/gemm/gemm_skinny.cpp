@@ -2,11 +2,15 @@
 // vectors): C = alpha * A * op(B) + beta * C with A untransposed, n small.
 //
 // Packing A would read and write all of A to reuse each element only n times;
-// instead A is read once, in place, by the small-problem kernel (a 32 x 12
-// tile, A columns as contiguous rows, B values broadcast at any stride). The
-// sweep is what matters for memory: k in chunks of kChunkK columns, each chunk
-// swept over all rows, so A streams as kChunkK sequential column runs (a number
-// the hardware prefetchers can follow) and C, m x n, stays in L2 between chunks.
+// instead A is read once, in place, by the skinny kernel (GemmKernel::skinny_f32).
+// The sweep is what matters for memory: k in chunks of a few columns, each
+// chunk swept over all rows, so A streams as that many sequential column runs
+// (a number the hardware prefetchers can follow) and C, m x n, stays in L2
+// between chunks. Within a chunk each tile of A rows (MR rows of the chunk, from L1)
+// meets every column group of C before the sweep moves on, and the kernel
+// prefetches the tile kPrefetchTiles further down while it computes.
+// B's chunk (its rows of op(B), at most 16 KiB) is copied k-major first, so the
+// kernel's broadcasts come from one pointer at fixed offsets.
 // Threads split rows; each C element sees the same chunks in the same order.
 #include <omp.h>
 
@@ -17,24 +21,64 @@
 namespace ridge {
 namespace {
 
-// Columns of A per chunk: 16 sequential streams, within the 16-32 the L2
-// streamer of current cores tracks at once.
-constexpr int64_t kChunkK = 16;
+// Columns of A per chunk. Each column is one sequential stream from memory,
+// and each chunk ends with an update of every tile of C (read, add, write).
+// Up to 16 columns of C the sweep is bound by reading A (intensity ~n/2
+// flop/byte, below this machine's ridge point of ~8): 16 streams, within the
+// 16-32 the L2 streamer of current cores tracks at once. With more columns the
+// kernel binds, and 32-column chunks halve the C updates (the kernel's own
+// prefetch, kPrefetchTiles ahead, covers streams the hardware drops).
+// Measured, 1 thread, 4096 x n x 4096 (GFLOP/s, 16 / 32 columns a chunk):
+// n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127.
+constexpr int64_t kMaxChunkColumns = 32;
+
+// How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
+// memory latency by the time the sweep gets there (one tile of one chunk is a
+// few hundred cycles of FMAs). 2, 4 and 8 measured within noise of each other;
+// without it 10-15% slower at n = 16..64.
+constexpr int64_t kPrefetchTiles = 4;
+
+// Column groups: n split into the fewest groups of at most NR columns, as
+// even as possible (16 = 8 + 8, not 12 + 4: a 4-column tile spends 6 loads
+// on 8 FMAs).
+struct ColumnGroups {
+    int64_t count, base, extra;  // `extra` groups of base + 1 columns, then groups of base
+    int64_t first(int64_t g) const { return g * base + std::min(g, extra); }
+    int64_t width(int64_t g) const { return base + (g < extra ? 1 : 0); }
+};
+ColumnGroups column_groups(int64_t n, int64_t NR) {
+    const int64_t count = (n + NR - 1) / NR;
+    return {count, n / count, n % count};
+}
+
+// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n.
+void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
+    const float* b = static_cast<const float*>(g.b);
+    for (int64_t p = 0; p < kc; ++p)
+        for (int64_t j = 0; j < g.n; ++j)
+            b_chunk[p * g.n + j] = g.trans_b ? b[j + (p0 + p) * g.ldb] : b[(p0 + p) + j * g.ldb];
+}
 
 void sweep_rows(const GemmArgs& g, const GemmKernel& ker, int64_t row_first, int64_t row_last) {
-    const int64_t MR = ker.MR, NR = ker.NR;
+    const int64_t MR = ker.MR;
     const float* a = static_cast<const float*>(g.a);
-    const float* b = static_cast<const float*>(g.b);
-    const int64_t b_step = g.trans_b ? g.ldb : 1;  // op(B)(p, j) = b[p*b_step + j*b_col]
-    const int64_t b_col = g.trans_b ? 1 : g.ldb;
-    for (int64_t p0 = 0; p0 < g.k; p0 += kChunkK) {
-        const int64_t kc = std::min(kChunkK, g.k - p0);
-        for (int64_t j0 = 0; j0 < g.n; j0 += NR) {
-            const int64_t nr = std::min(NR, g.n - j0);
-            for (int64_t i0 = row_first; i0 < row_last; i0 += MR) {
-                const int64_t mr = std::min(MR, row_last - i0);
-                ker.small_f32(mr, nr, kc, g.alpha, a + i0 + p0 * g.lda, g.lda, b + p0 * b_step + j0 * b_col,
-                              b_step, b_col, 1.0f, g.c + i0 + j0 * g.ldc, g.ldc);
+    const ColumnGroups groups = column_groups(g.n, ker.NR);
+    const int64_t chunk = skinny_chunk_columns(g.n);
+    alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
+    for (int64_t p0 = 0; p0 < g.k; p0 += chunk) {
+        const int64_t kc = std::min(chunk, g.k - p0);
+        const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
+        copy_b_chunk(g, p0, kc, b_chunk);
+        const float* a_chunk = a + p0 * g.lda;
+        for (int64_t i0 = row_first; i0 < row_last; i0 += MR) {
+            const int64_t mr = std::min(MR, row_last - i0);
+            const int64_t ahead = i0 + kPrefetchTiles * MR;
+            for (int64_t grp = 0; grp < groups.count; ++grp) {
+                const int64_t j0 = groups.first(grp);
+                // The first group brings the tile in from memory; prefetch there only.
+                const float* a_next = grp == 0 && ahead < row_last ? a_chunk + ahead : nullptr;
+                ker.skinny_f32(mr, groups.width(grp), kc, g.alpha, a_chunk + i0, g.lda, b_chunk + j0, g.n, beta,
+                               g.c + i0 + j0 * g.ldc, g.ldc, a_next);
             }
         }
     }
@@ -42,12 +86,9 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, int64_t row_first, int
 
 }  // namespace
 
+int64_t skinny_chunk_columns(int64_t n) { return n <= 16 ? 16 : kMaxChunkColumns; }
+
 ridge_status gemm_skinny_n_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    // C = beta * C first (beta == 0 writes zeros, never reads C); then C += alpha * A * op(B).
-    for (int64_t j = 0; j < g.n; ++j) {
-        float* cj = g.c + j * g.ldc;
-        for (int64_t i = 0; i < g.m; ++i) cj[i] = g.beta == 0.0f ? 0.0f : g.beta * cj[i];
-    }
     const int64_t tiles = (g.m + ker.MR - 1) / ker.MR;
     if (threads <= 1 || tiles < 2) {
         sweep_rows(g, ker, 0, g.m);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/avx512/lanes_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -22,9 +23,6 @@ constexpr int64_t kChunk = 32;  // k steps per AMX tile row of bf16 (64 bytes)
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-__mmask32 first32(int64_t n) {
-    return n <= 0 ? __mmask32(0) : n >= 32 ? __mmask32(0xffffffffu) : __mmask32((1u << n) - 1u);
-}
 
 }  // namespace
 
@@ -50,7 +48,7 @@ void pack_panel_bf16_kchunks__avx512(const void* src, int64_t ld, bool rows_cont
                 _mm512_storeu_si512(row, _mm512_setzero_si512());
             } else if (!rows_contiguous) {
                 // Row i is contiguous along k: one masked 64-byte copy.
-                _mm512_storeu_si512(row, _mm512_maskz_loadu_epi16(first32(kc - p0), s + i * ld + p0));
+                _mm512_storeu_si512(row, _mm512_maskz_loadu_epi16(first_lanes32(kc - p0), s + i * ld + p0));
             } else {
                 // Each k step is a run of rows (B transposed): gather along k.
                 for (int64_t q = 0; q < kChunk; ++q) row[q] = p0 + q < kc ? s[i + (p0 + q) * ld] : 0;

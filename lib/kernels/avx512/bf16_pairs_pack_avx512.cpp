@@ -7,17 +7,12 @@
 #include <algorithm>
 
 #include "kernels/avx512/transpose_avx512.h"
+#include "kernels/avx512/lanes_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 namespace {
 
-__mmask16 first16(int64_t n) {
-    return n <= 0 ? __mmask16(0) : n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
-}
-__mmask32 first32(int64_t n) {
-    return n <= 0 ? __mmask32(0) : n >= 32 ? __mmask32(0xffffffffu) : __mmask32((1u << n) - 1u);
-}
 
 // Each k step is a contiguous run of rows: zero-extend two k steps of 16 rows
 // to 32 bits and merge them as (p, p+1) pairs.
@@ -28,12 +23,12 @@ void pack_pairs_rows_contiguous(const uint16_t* src, int64_t ld, int64_t rows, i
         const uint16_t* odd = even + ld;
         uint32_t* d = dst + (p / 2) * width;
         for (int64_t i = 0; i < width; i += 16) {
-            const __mmask16 live = first16(rows - i);
+            const __mmask16 live = first_lanes(rows - i);
             const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, even + i));
             const __m512i hi = p + 1 < kc
                                    ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, odd + i))
                                    : _mm512_setzero_si512();
-            _mm512_mask_storeu_epi32(d + i, first16(width - i), _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+            _mm512_mask_storeu_epi32(d + i, first_lanes(width - i), _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
         }
     }
 }
@@ -43,9 +38,9 @@ void pack_pairs_rows_contiguous(const uint16_t* src, int64_t ld, int64_t rows, i
 void pack_pairs_rows_strided(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc,
                              int64_t width, uint32_t* dst) {
     for (int64_t i0 = 0; i0 < width; i0 += 16) {
-        const __mmask16 store_lanes = first16(width - i0);
+        const __mmask16 store_lanes = first_lanes(width - i0);
         for (int64_t p0 = 0; p0 < kc; p0 += 32) {  // 32 k steps = 16 pairs at a time
-            const __mmask32 load_halves = first32(kc - p0);
+            const __mmask32 load_halves = first_lanes32(kc - p0);
             __m512 r[16];
             for (int i = 0; i < 16; ++i)
                 r[i] = i0 + i < rows ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(

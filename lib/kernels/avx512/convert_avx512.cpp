@@ -2,11 +2,12 @@
 // vcvtps2ph): exact widening, round-to-nearest-even narrowing, 16 at a time.
 #include <immintrin.h>
 
+#include "kernels/avx512/lanes_avx512.h"
+
 #include "kernels/convert_kernels.h"
 
 namespace ridge {
 namespace {
-__mmask16 first_lanes(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
 }  // namespace
 
 void convert_f16_to_f32__avx512(int64_t n, const uint16_t* in, float* out) {

@@ -12,6 +12,7 @@
 // never computed (one instance per nr).
 #include <immintrin.h>
 
+#include "kernels/avx512/lanes_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -66,9 +67,6 @@ constexpr SmallTile kTileForNr[kNR + 1] = {
     small_tile<5>,   small_tile<6>,  small_tile<7>, small_tile<8>, small_tile<9>,
     small_tile<10>,  small_tile<11>, small_tile<12>};
 
-__mmask16 lanes(int64_t n) {
-    return n <= 0 ? __mmask16(0) : n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
-}
 
 }  // namespace
 
@@ -76,7 +74,7 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc) {
-    kTileForNr[nr](k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, lanes(mr), lanes(mr - 16));
+    kTileForNr[nr](k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, first_lanes(mr), first_lanes(mr - 16));
 }
 
 }  // namespace ridge

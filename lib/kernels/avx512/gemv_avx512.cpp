@@ -11,6 +11,8 @@
 // 16-bit matrices widen to fp32 in registers (fp16: vcvtph2ps; bf16: shift).
 #include <immintrin.h>
 
+#include "kernels/avx512/lanes_avx512.h"
+
 #include <algorithm>
 
 #include "kernels/gemv_kernel.h"
@@ -20,7 +22,6 @@ namespace {
 
 constexpr int kCols = 8;  // columns per pass
 
-__mmask16 first_lanes(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
 
 struct F32 {
     using T = float;

@@ -13,12 +13,12 @@
 #include <algorithm>
 
 #include "kernels/avx512/transpose_avx512.h"
+#include "kernels/avx512/lanes_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 namespace {
 
-__mmask16 first_lanes(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
 
 // Loads n <= 16 consecutive elements of each source type as 16 fp32 lanes, zeros after n.
 struct LoadF32 {
