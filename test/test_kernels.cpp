@@ -563,6 +563,35 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     if (kernels == 0) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
 }
 
+// Dispatch sends few-column fp32 problems with an untransposed A to the
+// skinny path when the chosen kernel has one: any height up to 24 columns,
+// only long columns (512 rows and up) from 25 to 64, never beyond 64 or with
+// A transposed (and the result is right either way).
+TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->skinny_f32 == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
+    std::mt19937 rng(test_seed() + 12);
+    struct Case {
+        int64_t m, n, k;
+        bool ta;
+        const char* path;
+    };
+    const Case cases[] = {{300, 24, 1000, false, "skinny"}, {600, 40, 500, false, "skinny"},
+                          {300, 40, 1000, false, "blocked"}, {600, 70, 500, false, "blocked"},
+                          {600, 40, 500, true, "blocked"}};
+    for (const Case& c : cases) {
+        Call call;
+        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta;
+        call.alpha = -1.5f, call.beta = 0.5f;
+        Operands ops(call, rng);
+        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+        ridge_report r;
+        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
+        EXPECT_STREQ(c.path, r.path) << call.describe();
+        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+    }
+}
+
 // Dispatch sends few-row fp32 problems too large for the small path to the
 // few-rows path when the chosen kernel has one (and the result is right).
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
