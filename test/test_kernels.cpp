@@ -565,8 +565,9 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
 
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
-// only long columns (512 rows and up) from 25 to 64, never beyond 64 or with
-// A transposed (and the result is right either way).
+// only long columns (512 rows and up) from 25 to the configured width (64
+// built in), never beyond it or with A transposed (and the result is right
+// either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny_f32 == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
@@ -576,8 +577,10 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
         bool ta;
         const char* path;
     };
-    const Case cases[] = {{300, 24, 1000, false, "skinny"}, {600, 40, 500, false, "skinny"},
-                          {300, 40, 1000, false, "blocked"}, {600, 70, 500, false, "blocked"},
+    const int64_t widest = ridge::runtime_config().skinny_max_columns;  // 64 unless a profile moved it
+    ASSERT_GT(widest, 24);
+    const Case cases[] = {{300, 24, 1000, false, "skinny"},     {600, widest, 500, false, "skinny"},
+                          {300, 40, 1000, false, "blocked"},    {600, widest + 1, 500, false, "blocked"},
                           {600, 40, 500, true, "blocked"}};
     for (const Case& c : cases) {
         Call call;

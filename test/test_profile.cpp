@@ -66,11 +66,12 @@ struct Parts {
                           ", " + kernel_entry("ukr_f32_gemm_16x6__avx2", "256", "96", "2048") + "}";
     std::string small_path = "\"small_path\": {\"max_volume\": 4096000, \"max_a_floats\": 262144}";
     std::string threads = "\"threads\": {\"min_flops_per_thread\": 8000000}";
+    std::string skinny_path = "\"skinny_path\": {\"max_columns\": 48}";
     std::string extra;
 
     std::string text() const {
         std::string out = "{";
-        for (const std::string* p : {&format, &version, &cpu, &kernels, &small_path, &threads, &extra}) {
+        for (const std::string* p : {&format, &version, &cpu, &kernels, &small_path, &threads, &skinny_path, &extra}) {
             if (p->empty()) continue;
             if (out.size() > 1) out += ", ";
             out += *p;
@@ -98,6 +99,7 @@ std::string full_profile() {
            "                                 \"measured\": [1, -2.5, 3e-3, 0, {\"a\": [[]]}]}\n"
            "  },\n"
            "  \"small_path\": {\"max_volume\": 4096000, \"max_a_floats\": 262144.5},\n"
+           "  \"skinny_path\": {\"max_columns\": 64},\n"
            "  \"threads\": {\"min_flops_per_thread\": 8e6}\n"
            "}\n";
 }
@@ -129,6 +131,8 @@ void expect_empty(const Profile& p) {
     EXPECT_EQ(0, p.blocking_count);
     EXPECT_FALSE(p.has_small_path);
     EXPECT_FALSE(p.has_threads);
+    EXPECT_FALSE(p.has_skinny_path);
+    EXPECT_EQ(0, p.skinny_max_columns);
     EXPECT_EQ(0.0, p.small_max_volume);
     EXPECT_EQ(0.0, p.small_max_a_floats);
     EXPECT_EQ(0.0, p.min_flops_per_thread);
@@ -193,6 +197,8 @@ TEST(ProfileParse, FullProfileRoundTrip) {
     EXPECT_EQ(262144.5, p.small_max_a_floats);
     EXPECT_TRUE(p.has_threads);
     EXPECT_EQ(8e6, p.min_flops_per_thread);
+    EXPECT_TRUE(p.has_skinny_path);
+    EXPECT_EQ(64, p.skinny_max_columns);
 
     EXPECT_EQ(&p.blocking[1], p.find("ukr_f32_gemm_16x6__avx2"));
     EXPECT_EQ(&p.blocking[2], p.find("ukr_bf16_gemm_32x32__amx"));
@@ -246,12 +252,24 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     EXPECT_FALSE(r.profile.has_threads);
     EXPECT_EQ(0.0, r.profile.min_flops_per_thread);
 
+    Parts no_skinny;
+    no_skinny.skinny_path = "";
+    r = parse(no_skinny.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_FALSE(r.profile.has_skinny_path);
+    EXPECT_EQ(0, r.profile.skinny_max_columns);
+    EXPECT_TRUE(r.profile.has_small_path);
+    r = parse(Parts().text());
+    EXPECT_TRUE(r.profile.has_skinny_path);
+    EXPECT_EQ(48, r.profile.skinny_max_columns);
+
     Parts neither;
-    neither.small_path = neither.threads = "";
+    neither.small_path = neither.threads = neither.skinny_path = "";
     r = parse(neither.text());
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
     EXPECT_FALSE(r.profile.has_small_path);
     EXPECT_FALSE(r.profile.has_threads);
+    EXPECT_FALSE(r.profile.has_skinny_path);
     EXPECT_EQ(2, r.profile.blocking_count);
 
     Parts no_kernels;
@@ -326,6 +344,9 @@ TEST(ProfileParse, PartsOfTheWrongTypeAreCorrupt) {
         {"small_path", "\"small_path\": null"},
         {"small_path", "\"small_path\": 5"},
         {"small_path", "\"small_path\": {\"max_volume\": \"1\", \"max_a_floats\": 1}"},
+        {"skinny_path", "\"skinny_path\": []"},
+        {"skinny_path", "\"skinny_path\": {\"max_columns\": \"64\"}"},
+        {"skinny_path", "\"skinny_path\": {\"columns\": 64}"},
         {"threads", "\"threads\": []"},
         {"threads", "\"threads\": {\"min_flops_per_thread\": [1]}"},
     };
@@ -336,6 +357,7 @@ TEST(ProfileParse, PartsOfTheWrongTypeAreCorrupt) {
         if (part == "kernels") p.kernels = text;
         if (part == "small_path") p.small_path = text;
         if (part == "threads") p.threads = text;
+        if (part == "skinny_path") p.skinny_path = text;
         expect_refused(p.text(), ProfileStatus::corrupt);
     }
 }
@@ -505,7 +527,15 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
         p.threads = std::string("\"threads\": {\"min_flops_per_thread\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "threads.min_flops_per_thread");
     }
+    // A column count: a whole number within [0, 4096].
+    for (const char* bad : {"-1", "4097", "1e13", "32.5", "1e308"}) {
+        SCOPED_TRACE(bad);
+        Parts p;
+        p.skinny_path = std::string("\"skinny_path\": {\"max_columns\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "skinny_path.max_columns");
+    }
     Parts edges;
+    edges.skinny_path = "\"skinny_path\": {\"max_columns\": 4096}";
     edges.small_path = "\"small_path\": {\"max_volume\": 0, \"max_a_floats\": 1e12}";
     edges.threads = "\"threads\": {\"min_flops_per_thread\": 1e12}";
     const Result r = parse(edges.text());
@@ -513,6 +543,9 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
     EXPECT_EQ(0.0, r.profile.small_max_volume);
     EXPECT_EQ(1e12, r.profile.small_max_a_floats);
     EXPECT_EQ(1e12, r.profile.min_flops_per_thread);
+    EXPECT_EQ(4096, r.profile.skinny_max_columns);
+    edges.skinny_path = "\"skinny_path\": {\"max_columns\": 0}";
+    EXPECT_EQ(0, parse(edges.text()).profile.skinny_max_columns);
 }
 
 TEST(ProfileParse, SignatureValuesOutOfRangeAreCorrupt) {

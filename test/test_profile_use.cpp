@@ -42,6 +42,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000},\n"
+           "  \"skinny_path\": {\"max_columns\": 8},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456}\n}\n";
 }
 
@@ -156,6 +157,21 @@ void expect_correct_sgemm() {
         }
 }
 
+// 600 x 16 x 1000: the skinny path by the library's own limit, the blocked path
+// under the profile's (8 columns).
+void expect_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
+    if (cfg.gemm(ridge::Dtype::f32).kernel->skinny_f32 == nullptr) return;  // no skinny path on this CPU
+    const int m = 600, n = 16, k = 1000;  // above the small path's built-in volume
+    std::vector<float> a(size_t(m) * k, 0.5f), b(size_t(k) * n, 0.25f), c(size_t(m) * n, 0.0f);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), k, 0.0f, c.data(), m));
+    EXPECT_EQ(0.125f * k, c[0]);
+    EXPECT_EQ(0.125f * k, c.back());
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ(expect_profile ? "blocked" : "skinny", r.path);
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -168,12 +184,14 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(1000.0, cfg.small_max_volume);
         EXPECT_EQ(5000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
+        EXPECT_EQ(8, cfg.skinny_max_columns);
     }
     expect_correct_sgemm();
     ridge_report r;
     ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
     EXPECT_STREQ("blocked", r.path);
     if (expect_profile) EXPECT_EQ(64, r.KC);
+    expect_skinny_path_follows(cfg, expect_profile);
 }
 
 }  // namespace

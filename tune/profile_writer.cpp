@@ -143,6 +143,8 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     for (const ModelRow& row : run.model) kernels[profile_key(row.input, *row.kernel)] = kernel_json(run, row);
     j["kernels"] = kernels;
     j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
+    if (run.crossover.skinny_max_columns > 0)
+        j["skinny_path"] = {{"max_columns", run.crossover.skinny_max_columns}};
     if (run.crossover.min_flops_per_thread > 0)
         j["threads"] = {{"min_flops_per_thread", run.crossover.min_flops_per_thread}};
     j["crossover_measurements"] = run.crossover.lines;

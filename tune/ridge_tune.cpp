@@ -35,7 +35,7 @@ struct Options {
 // its last points are memory.
 constexpr int64_t kSweepMaxBytes = int64_t(512) << 20;
 // Set aside from the budget for the crossovers and writing the file.
-constexpr double kCrossoverSeconds = 8.0;
+constexpr double kCrossoverSeconds = 12.0;
 
 void usage() {
     std::fprintf(stderr,
@@ -175,6 +175,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
     const double per_thread =
         run.crossover.min_flops_per_thread > 0 ? run.crossover.min_flops_per_thread : cfg.min_flops_per_thread;
+    search_skinny_crossover(*f32.kernel, f32.chosen, std::max(3.0, budget.left() / 2), &run.crossover);
     search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, std::max(2.0, budget.left()),
                            &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
@@ -184,6 +185,9 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     std::printf("  small path up to m*n*k = %.4g (library default %.4g); a thread per %.3g flops (default %.3g%s)\n",
                 run.crossover.small_max_volume, cfg.small_max_volume, run.crossover.min_flops_per_thread,
                 cfg.min_flops_per_thread, run.crossover.min_flops_per_thread > 0 ? "" : ": kept");
+    if (run.crossover.skinny_max_columns > 0)
+        std::printf("  skinny path up to n = %lld columns (library default %lld)\n",
+                    (long long)run.crossover.skinny_max_columns, (long long)cfg.skinny_max_columns);
 }
 
 void run_exhaustive(TuneRun& run) {

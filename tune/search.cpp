@@ -272,6 +272,31 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     }
 }
 
+void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
+                             Crossover* out) {
+    if (kernel.skinny_f32 == nullptr) return;
+    ridge::GemmPlan skinny = blocked_plan(kernel, blocking, 1);
+    skinny.skinny_path = true;
+    const ridge::GemmPlan blocked = blocked_plan(kernel, blocking, 1);
+    constexpr int64_t kRows = 4096, kDepth = 4096;  // the decode benchmark's weight matrix: A from memory
+    const auto t0 = std::chrono::steady_clock::now();
+    int64_t widest = 24;
+    for (int64_t n : {32, 48, 64, 96, 128}) {
+        if (n > ridge::kSkinnyMaxN) break;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return;
+        Problem p(ridge::Dtype::f32, kRows, n, kDepth);
+        const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
+        char line[128];
+        std::snprintf(line, sizeof line, "%lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
+                      (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
+        out->lines.push_back(line);
+        // The run of widths from the bottom where reading A in place keeps up (2% for noise).
+        if (g[0] < 0.98 * g[1]) break;
+        widest = n;
+    }
+    out->skinny_max_columns = widest;
+}
+
 void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
                              Crossover* out) {
     if (omp_get_max_threads() < 2) return;

@@ -56,20 +56,22 @@ double run_for_seconds(Problem& problem, const ridge::GemmPlan& plan, int calls)
 
 }  // namespace
 
-Problem::Problem(ridge::Dtype input, int64_t n)
+Problem::Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k)
     : input_(input),
+      m_(m),
       n_(n),
-      a_(random_matrix(input, n * n, 1)),
-      b_(random_matrix(input, n * n, 2)),
-      c_(size_t(n * n), 0.0f) {}
+      k_(k),
+      a_(random_matrix(input, m * k, 1)),
+      b_(random_matrix(input, k * n, 2)),
+      c_(size_t(m * n), 0.0f) {}
 
 ridge::GemmArgs Problem::args() {
     ridge::GemmArgs g;
     g.input = input_;
-    g.m = g.n = g.k = n_;
-    g.a = a_.data(), g.lda = n_;
-    g.b = b_.data(), g.ldb = n_;
-    g.c = c_.data(), g.ldc = n_;
+    g.m = m_, g.n = n_, g.k = k_;
+    g.a = a_.data(), g.lda = m_;
+    g.b = b_.data(), g.ldb = k_;
+    g.c = c_.data(), g.ldc = m_;
     g.alpha = 1.0f, g.beta = 0.0f;
     return g;
 }

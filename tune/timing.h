@@ -13,15 +13,16 @@ namespace ridge_tune {
 // A square n x n x n problem with random A and B of `input` type, column-major, NN.
 class Problem {
 public:
-    Problem(ridge::Dtype input, int64_t n);
+    Problem(ridge::Dtype input, int64_t n) : Problem(input, n, n, n) {}
+    // m x n x k, NN, every matrix packed tight (ld = its rows).
+    Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k);
     ridge::GemmArgs args();
-    double flops() const { return 2.0 * double(n_) * double(n_) * double(n_); }
-    int64_t n() const { return n_; }
+    double flops() const { return 2.0 * double(m_) * double(n_) * double(k_); }
     ridge::Dtype input() const { return input_; }
 
 private:
     ridge::Dtype input_;
-    int64_t n_;
+    int64_t m_, n_, k_;
     std::vector<uint8_t> a_, b_;
     std::vector<float> c_;
 };

@@ -45,9 +45,9 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // NR times. Measured, 1 thread, 4096 x n x 4096 fp32 on this project's AVX-512
 // VM (GFLOP/s, skinny / blocked, alternating runs): n = 16 116 / 46, 32 126 / 90,
 // 64 119-127 / 115, 128 95-110 / 142 (C, m x n, no longer fits L2 beside the
-// chunk of A). See bench/shapes/decode.txt.
+// chunk of A). See bench/shapes/decode.txt. A profile may move it (ridge-tune
+// measures the same shape); the driver holds at most kSkinnyMaxN.
 constexpr int64_t kSkinnyMaxColumns = 64;
-static_assert(kSkinnyMaxColumns <= kSkinnyMaxN, "the skinny driver keeps n columns of B per chunk");
 
 // Above 24 columns the blocked path repays its packing unless A's columns are
 // long: the sweep streams each column run of a chunk once, and short runs
@@ -58,10 +58,10 @@ static_assert(kSkinnyMaxColumns <= kSkinnyMaxN, "the skinny driver keeps n colum
 constexpr int64_t kSkinnyNarrowColumns = 24;
 constexpr int64_t kSkinnyWideMinRows = 512;
 
-bool use_skinny_path(const GemmKernel& kernel, const GemmArgs& g) {
+bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
     return g.input == Dtype::f32 && kernel.skinny_f32 != nullptr && !g.trans_a &&
-           g.n <= kSkinnyMaxColumns && g.m >= min_rows;
+           g.n <= std::min(cfg.skinny_max_columns, kSkinnyMaxN) && g.m >= min_rows;
 }
 
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
@@ -169,6 +169,8 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.min_flops_per_thread);
     std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
                  cfg.small_max_volume, cfg.small_max_a_floats);
+    std::fprintf(stderr, "ridge: fp32 skinny path (A read once in place) up to n = %lld columns (at most %lld)\n",
+                 (long long)cfg.skinny_max_columns, (long long)kSkinnyMaxN);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
@@ -283,6 +285,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
             cfg.small_max_volume = profile->small_max_volume;
             cfg.small_max_a_floats = profile->small_max_a_floats;
         }
+        if (profile->has_skinny_path) cfg.skinny_max_columns = profile->skinny_max_columns;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
     }
     delete profile;
@@ -306,6 +309,7 @@ RuntimeConfig make_config() {
     cfg.default_threads = default_thread_count();
     cfg.small_max_volume = kSmallPathMaxVolume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
+    cfg.skinny_max_columns = kSkinnyMaxColumns;
     cfg.min_flops_per_thread = kMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;
     cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
@@ -383,7 +387,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
-    plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(*plan.kernel, args);
+    plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(runtime_config(), *plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
     return run_gemm(args, plan);
 }

@@ -23,6 +23,7 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr double kMaxBlock = 1 << 24;       // KC, MC, NC upper bound
 constexpr double kMaxFigure = 1e12;         // small_path and threads upper bound
+constexpr double kMaxSkinnyColumns = 4096;  // skinny_path.max_columns upper bound (the library caps it lower)
 constexpr double kMaxFamilyOrModel = 65535; // display family is at most 0xF + 0xFF, model 0xFF
 
 // A reason for the caller, printf-style, in its buffer (none: nothing to do).
@@ -76,6 +77,8 @@ public:
         s = read_kernels(doc_.object_get(root, "kernels"), out);
         if (s != ProfileStatus::loaded) return s;
         s = read_small_path(doc_.object_get(root, "small_path"), out);
+        if (s != ProfileStatus::loaded) return s;
+        s = read_skinny_path(doc_.object_get(root, "skinny_path"), out);
         if (s != ProfileStatus::loaded) return s;
         return read_threads(doc_.object_get(root, "threads"), out);
     }
@@ -194,6 +197,18 @@ private:
         if (s == ProfileStatus::loaded) s = read_figure(small, "small_path", "max_a_floats", &out->small_max_a_floats);
         if (s != ProfileStatus::loaded) return s;
         out->has_small_path = true;
+        return ProfileStatus::loaded;
+    }
+
+    // Optional: absent leaves has_skinny_path false.
+    ProfileStatus read_skinny_path(const JsonNode* skinny, Profile* out) {
+        if (skinny == nullptr) return ProfileStatus::loaded;
+        if (!JsonDocument::is_object(skinny)) return fail(ProfileStatus::corrupt, "\"skinny_path\" is not an object");
+        double columns = 0;
+        const ProfileStatus s = read_integer(skinny, "skinny_path", "max_columns", 0, kMaxSkinnyColumns, &columns);
+        if (s != ProfileStatus::loaded) return s;
+        out->skinny_max_columns = static_cast<int64_t>(columns);
+        out->has_skinny_path = true;
         return ProfileStatus::loaded;
     }
 
