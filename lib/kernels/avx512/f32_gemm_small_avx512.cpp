@@ -20,7 +20,7 @@ namespace {
 
 constexpr int kNR = 12;
 
-template <int NR>
+template <int NR, bool kFull>
 void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const float* b,
                 int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc, __mmask16 mask_lo,
                 __mmask16 mask_hi) {
@@ -33,8 +33,8 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     }
 #pragma GCC unroll 2
     for (int64_t p = 0; p < k; ++p) {
-        const __m512 a_lo = _mm512_maskz_loadu_ps(mask_lo, a);
-        const __m512 a_hi = _mm512_maskz_loadu_ps(mask_hi, a + 16);
+        const __m512 a_lo = load_lanes<kFull>(a, mask_lo);
+        const __m512 a_hi = load_lanes<kFull>(a + 16, mask_hi);
 #pragma GCC unroll 12
         for (int j = 0; j < NR; ++j) {
             const __m512 bj = _mm512_set1_ps(b[j * b_col]);
@@ -52,21 +52,28 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
         __m512 r_lo = _mm512_mul_ps(valpha, lo[j]);
         __m512 r_hi = _mm512_mul_ps(valpha, hi[j]);
         if (beta != 0.0f) {  // beta == 0: C is not read, a NaN in it does not survive
-            r_lo = _mm512_fmadd_ps(valpha, lo[j], _mm512_mul_ps(vbeta, _mm512_maskz_loadu_ps(mask_lo, cj)));
-            r_hi = _mm512_fmadd_ps(valpha, hi[j], _mm512_mul_ps(vbeta, _mm512_maskz_loadu_ps(mask_hi, cj + 16)));
+            r_lo = _mm512_fmadd_ps(valpha, lo[j], _mm512_mul_ps(vbeta, load_lanes<kFull>(cj, mask_lo)));
+            r_hi = _mm512_fmadd_ps(valpha, hi[j], _mm512_mul_ps(vbeta, load_lanes<kFull>(cj + 16, mask_hi)));
         }
-        _mm512_mask_storeu_ps(cj, mask_lo, r_lo);
-        _mm512_mask_storeu_ps(cj + 16, mask_hi, r_hi);
+        store_lanes<kFull>(cj, mask_lo, r_lo);
+        store_lanes<kFull>(cj + 16, mask_hi, r_hi);
     }
 }
 
 using SmallTile = void (*)(int64_t, float, const float*, int64_t, const float*, int64_t, int64_t, float,
                            float*, int64_t, __mmask16, __mmask16);
-constexpr SmallTile kTileForNr[kNR + 1] = {
-    nullptr,         small_tile<1>,  small_tile<2>, small_tile<3>, small_tile<4>,
-    small_tile<5>,   small_tile<6>,  small_tile<7>, small_tile<8>, small_tile<9>,
-    small_tile<10>,  small_tile<11>, small_tile<12>};
-
+// One instance per width: full tiles (all 32 rows, plain loads and stores) and
+// edge tiles (masked rows).
+constexpr SmallTile kFullTileForNr[kNR + 1] = {
+    nullptr,               small_tile<1, true>,  small_tile<2, true>,  small_tile<3, true>,
+    small_tile<4, true>,   small_tile<5, true>,  small_tile<6, true>,  small_tile<7, true>,
+    small_tile<8, true>,   small_tile<9, true>,  small_tile<10, true>, small_tile<11, true>,
+    small_tile<12, true>};
+constexpr SmallTile kEdgeTileForNr[kNR + 1] = {
+    nullptr,                small_tile<1, false>,  small_tile<2, false>,  small_tile<3, false>,
+    small_tile<4, false>,   small_tile<5, false>,  small_tile<6, false>,  small_tile<7, false>,
+    small_tile<8, false>,   small_tile<9, false>,  small_tile<10, false>, small_tile<11, false>,
+    small_tile<12, false>};
 
 }  // namespace
 
@@ -74,7 +81,8 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc) {
-    kTileForNr[nr](k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, first_lanes(mr), first_lanes(mr - 16));
+    const SmallTile tile = mr == 32 ? kFullTileForNr[nr] : kEdgeTileForNr[nr];
+    tile(k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, first_lanes(mr), first_lanes(mr - 16));
 }
 
 }  // namespace ridge
