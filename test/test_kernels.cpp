@@ -66,6 +66,14 @@ protected:
 
 // Runs one column-major problem through gemm_f32 with `plan` and checks C
 // against the double reference, including C's padding rows and guard band.
+// A one-thread plan for `ker` with the model's blocking for this machine; tests set the path.
+ridge::GemmPlan plan_with_model_blocking(const ridge::GemmKernel& ker) {
+    ridge::GemmPlan plan;
+    plan.kernel = &ker;
+    plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+    return plan;
+}
+
 ::testing::AssertionResult run_driver(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng) {
     Operands ops(call, rng);
     const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
@@ -480,9 +488,7 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
         ++kernels;
-        ridge::GemmPlan plan;
-        plan.kernel = &ker;
-        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
         plan.skinny_path = true;
         SCOPED_TRACE(std::string(ker.name) + " skinny path");
         const int64_t MR = ker.MR;
@@ -512,9 +518,7 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
     std::mt19937 rng(seed);
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ridge::GemmPlan plan;
-        plan.kernel = &ker;
-        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
         plan.small_path = true;
         SCOPED_TRACE(std::string(ker.name) + " small path");
         for (Call call : driver_shapes(ker.MR, ker.NR, 40))
@@ -542,9 +546,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.few_rows_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
         ++kernels;
-        ridge::GemmPlan plan;
-        plan.kernel = &ker;
-        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
         for (int64_t m = 1; m <= 16; ++m)
@@ -703,9 +705,7 @@ TEST(Kernels, AllSupportedKernelsAgree) {
         if (ker.input != ridge::Dtype::f32 || !ridge::cpu_supports(ker.isa)) continue;
         std::mt19937 rng(seed);  // identical operands for every kernel
         Operands ops(call, rng);
-        ridge::GemmPlan plan;
-        plan.kernel = &ker;
-        plan.blocking = ridge::blocking_from_model(ridge::machine_topology(), ker.MR, ker.NR, sizeof(float));
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
         ridge::GemmArgs g;
         g.trans_a = call.ta, g.trans_b = call.tb, g.m = call.m, g.n = call.n, g.k = call.k;
         g.alpha = call.alpha, g.beta = call.beta;
