@@ -39,8 +39,11 @@ constexpr int64_t kMaxChunkColumns = 32;
 constexpr int64_t kPrefetchTiles = 4;
 
 // Column groups: n split into the fewest groups of at most NR columns, as
-// even as possible (16 = 8 + 8, not 12 + 4: a 4-column tile spends 6 loads
-// on 8 FMAs).
+// even as possible (16 = 8 + 8, not 12 + 4), so that no call runs a narrow
+// tile (a 4-column tile spends 6 loads on 8 FMAs, with only 8 accumulators to
+// cover the FMA latency). Measured against filling 12-column groups first, in
+// the driver with the whole-vector kernel: within 3% either way (4096 x 16 and
+// 40 x 4096, 512 x 16 x 1024, 1024 x 28 x 2048, 1 thread, alternating).
 struct ColumnGroups {
     int64_t count, base, extra;  // `extra` groups of base + 1 columns, then groups of base
     int64_t first(int64_t g) const { return g * base + std::min(g, extra); }
