@@ -110,11 +110,12 @@ std::vector<float> one_call_per_problem(const BatchShape& s, const BatchData& st
 
 std::vector<BatchShape> shapes() {
     std::vector<BatchShape> out;
-    // 64^3: the small path, spread over the threads; 150 x 130 x 170: larger, one problem after another.
-    for (int64_t size : {64, 150})
+    // 64^3: the small path, spread over the threads; 300 x 260 x 170: large enough
+    // for two threads each (~2.7e7 flops), one problem after another.
+    for (int64_t size : {64, 300})
         for (int t = 0; t < 8; ++t) {
             BatchShape s;
-            s.m = size, s.n = size == 64 ? 64 : 130, s.k = size == 64 ? 64 : 170;
+            s.m = size, s.n = size == 64 ? 64 : 260, s.k = size == 64 ? 64 : 170;
             s.row_major = t & 4, s.ta = t & 1, s.tb = t & 2;
             s.pad = t % 3;
             s.share_a = t == 3, s.share_b = t == 5;

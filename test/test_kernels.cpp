@@ -208,6 +208,17 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
     return ::testing::AssertionSuccess();
 }
 
+// `call` (operands drawn from rng) through the dispatcher: it takes `path` and the result is right.
+::testing::AssertionResult dispatched_on(const char* path, const Call& call, std::mt19937& rng) {
+    Operands ops(call, rng);
+    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+    ridge_report r;
+    if (auto ok = dispatch_with_report(call, ops, &r); !ok) return ok;
+    if (std::string(path) != r.path)
+        return ::testing::AssertionFailure() << call.describe() << ": path " << r.path << ", expected " << path;
+    return matches(call, ops.c, expect, bound_for(call));
+}
+
 // A kernel's C-streaming twin (non-temporal stores) writes exactly what the
 // kernel writes with beta = 0, bit for bit, over NaN it must not read, and
 // nothing else: not the padding rows between MR and ldc, not the line before
@@ -588,33 +599,52 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
         Call call;
         call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta;
         call.alpha = -1.5f, call.beta = 0.5f;
-        Operands ops(call, rng);
-        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-        ridge_report r;
-        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
-        EXPECT_STREQ(c.path, r.path) << call.describe();
-        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+        EXPECT_TRUE(dispatched_on(c.path, call, rng));
     }
 }
 
-// Dispatch sends few-row fp32 problems too large for the small path to the
-// few-rows path when the chosen kernel has one (and the result is right).
+// Dispatch sends fp32 problems up to the small path's volume to it: any shape
+// up to 160^3, and above it, to 512^3 built in, only square-like ones (at most
+// 512 rows, B untransposed, not a skinny path's shape); the result is right on
+// every path.
+TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
+    ASSERT_GE(ridge::runtime_config().small_max_volume, 256.0 * 256.0 * 256.0) << "the built-in limit (no profile)";
+    std::mt19937 rng(test_seed() + 13);
+    struct Case {
+        int64_t m, n, k;
+        bool ta, tb;
+        const char* path;
+    };
+    const char* wide = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
+    const Case cases[] = {{256, 256, 256, false, false, "small"}, {200, 300, 250, true, false, "small"},
+                          {150, 150, 150, true, true, "small"},   {256, 256, 256, false, true, "blocked"},
+                          {1024, 200, 100, false, false, "blocked"}, {300, 20, 800, false, false, wide}};
+    for (const Case& c : cases) {
+        Call call;
+        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta, call.tb = c.tb;
+        call.alpha = 1.5f, call.beta = -0.5f;
+        EXPECT_TRUE(dispatched_on(c.path, call, rng));
+    }
+}
+
+// Dispatch sends few-row fp32 problems above the volume where the small path
+// takes any shape (160^3) to the few-rows path when the chosen kernel has one,
+// and leaves them to the small path at or below it (the result right either way).
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    ASSERT_GE(ridge::runtime_config().small_max_volume, 160.0 * 160.0 * 160.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 10);
-    const double small_volume = ridge::runtime_config().small_max_volume;
     for (int64_t m : {2, 9, 16}) {  // (m = 1 is a GEMV)
         Call call;
         call.m = m, call.k = 300;
-        call.n = int64_t(small_volume / double(m * call.k)) + 25;  // just above the small path's volume
+        call.n = 160 * 160 * 160 / (m * call.k);  // at the limit
         call.alpha = 0.5f, call.beta = 0.0f;
-        Operands ops(call, rng);
-        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-        ridge_report r;
-        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
-        EXPECT_STREQ("skinny_m", r.path) << "m=" << m;
-        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+        EXPECT_TRUE(dispatched_on("small", call, rng)) << "m=" << m;
+        call.n += 25;  // just above it
+        EXPECT_TRUE(dispatched_on("skinny_m", call, rng)) << "m=" << m;
     }
 }
 

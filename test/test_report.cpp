@@ -81,27 +81,28 @@ TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
 }
 
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
-    std::vector<float> a(300 * 200, 0.5f), b(200 * 250, 0.25f), c(300 * 250, 0.0f);
+    // 600 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
+    std::vector<float> a(600 * 200, 0.5f), b(200 * 250, 0.25f), c(600 * 250, 0.0f);
     ridge_report r;
     std::thread fresh([&] {  // a thread that never asked: nothing recorded
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 300, 250, 200, 1.0f,
-                                             a.data(), 300, b.data(), 200, 0.0f, c.data(), 300));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 600, 250, 200, 1.0f,
+                                             a.data(), 600, b.data(), 200, 0.0f, c.data(), 600));
         EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(&r));
     });
     fresh.join();
     EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(nullptr));
     ridge_set_report(1);
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 300, 250, 200, 1.0f,
-                                         a.data(), 300, b.data(), 200, 0.0f, c.data(), 300));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 600, 250, 200, 1.0f,
+                                         a.data(), 600, b.data(), 200, 0.0f, c.data(), 600));
     ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
     EXPECT_STREQ("gemm", r.routine);
     EXPECT_STREQ("f32", r.input);
     EXPECT_STREQ("blocked", r.path);
-    EXPECT_EQ(300, r.m);
+    EXPECT_EQ(600, r.m);
     EXPECT_EQ(250, r.n);
     EXPECT_EQ(200, r.k);
-    EXPECT_DOUBLE_EQ(2.0 * 300 * 250 * 200, r.flops);
-    EXPECT_DOUBLE_EQ(4.0 * (300.0 * 200 + 200.0 * 250 + 300.0 * 250), r.ideal_bytes);
+    EXPECT_DOUBLE_EQ(2.0 * 600 * 250 * 200, r.flops);
+    EXPECT_DOUBLE_EQ(4.0 * (600.0 * 200 + 200.0 * 250 + 600.0 * 250), r.ideal_bytes);
     EXPECT_GE(r.memory_bytes, r.ideal_bytes);  // no schedule moves less than each matrix once
     EXPECT_GT(r.seconds, 0.0);
     EXPECT_NE(nullptr, r.hw_counters);

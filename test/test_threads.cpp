@@ -105,6 +105,27 @@ TEST(Threads, SetNumThreadsIsPerThread) {
     EXPECT_EQ(dflt, ridge_get_num_threads());
 }
 
+// `plan` run with 1, 2 and 3 threads on the same operands: the result right, A and B
+// untouched, nothing outside C written, and the same bits from every thread count.
+void expect_same_bits_for_one_two_three_threads(const Call& c, Operands& ops, ridge::GemmPlan plan) {
+    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+    std::vector<Guarded> results;
+    for (int threads : {1, 2, 3}) {
+        Guarded cc = ops.c;
+        plan.threads = threads;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+        results.push_back(cc);
+    }
+    ASSERT_TRUE(ops.a.untouched());
+    ASSERT_TRUE(ops.b.untouched());
+    ASSERT_TRUE(matches(c, results[0], expect, bound_for(c)));
+    for (size_t t = 1; t < results.size(); ++t) {
+        ASSERT_TRUE(results[t].untouched_outside()) << t + 1 << " threads";
+        ASSERT_EQ(0, std::memcmp(results[0].data(), results[t].data(), sizeof(float) * size_t(c.ldc() * c.n)))
+            << "1 and " << t + 1 << " threads differ";
+    }
+}
+
 // Plans with 1, 2 and 3 threads and tiny blockings, through the driver: every
 // thread count gives the same bits. Shapes cover both ways the driver splits work
 // (rows of A when m >= threads * 2 * MR, else the NR panels of B).
@@ -126,20 +147,36 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             ++serial;
             SCOPED_TRACE(c.describe() + " KC=" + std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC));
             Operands ops(c, rng);
-            const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-            std::vector<Guarded> results;
-            for (int threads : {1, 2, 3}) {
-                Guarded cc = ops.c;
-                ridge::GemmPlan plan{ker, bp, threads};
-                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
-                results.push_back(cc);
-            }
-            ASSERT_TRUE(matches(c, results[0], expect, bound_for(c)));
-            for (size_t t = 1; t < results.size(); ++t) {
-                ASSERT_TRUE(results[t].untouched_outside()) << t + 1 << " threads";
-                ASSERT_EQ(0, std::memcmp(results[0].data(), results[t].data(), sizeof(float) * size_t(c.ldc() * c.n)))
-                    << "1 and " << t + 1 << " threads differ";
-            }
+            expect_same_bits_for_one_two_three_threads(c, ops, ridge::GemmPlan{ker, bp, 1});
+            if (HasFatalFailure()) return;
+        }
+}
+
+// The small path with 1, 2 and 3 threads (columns of C split between them; op(A)
+// packed by every thread when transposed): the same bits, every transpose pair,
+// ragged edges, fewer column tiles than threads, beta 0 over NaN.
+TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
+    const uint32_t seed = test_seed() + 5;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
+    const int64_t MR = ker->MR, NR = ker->NR;
+    const int64_t shapes[][3] = {{3 * MR + 5, 7 * NR + 1, 29}, {MR, 2 * NR, 64}, {2 * MR - 1, NR + 1, 1},
+                                 {MR + 1, 2 * NR - 1, 100}, {5, 3 * NR, 7}, {4 * MR, 11 * NR + 5, 33}};
+    int serial = 0;
+    for (const auto& s : shapes)
+        for (int t = 0; t < 4; ++t) {
+            Call c;
+            c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2;
+            c.alpha = -0.75f, c.beta = serial % 2 ? 0.0f : 1.25f, c.lda_pad = t, c.ldc_pad = 3;
+            ++serial;
+            SCOPED_TRACE(c.describe());
+            Operands ops(c, rng);
+            ridge::GemmPlan plan{ker, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
+            plan.small_path = true;
+            expect_same_bits_for_one_two_three_threads(c, ops, plan);
+            if (HasFatalFailure()) return;
         }
 }
 
@@ -175,6 +212,37 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     }
 }
 
+// The same on the small path: both threads run small kernels, with A read in
+// place and with A transposed (packed by each thread).
+void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
+                      const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
+    g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+}
+
+TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 6;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (g_real_kernel->small_f32 == nullptr) GTEST_SKIP() << g_real_kernel->name << " has no small path";
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.small_f32 = &thread_spy_small;
+    for (bool ta : {false, true}) {
+        Call c;
+        c.m = 2 * spy.MR + 3, c.n = 4 * spy.NR, c.k = 40, c.beta = 0.5f, c.ta = ta;
+        Operands ops(c, rng);
+        const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+        g_threads_seen = 0;
+        ridge::GemmPlan plan{&spy, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 2};
+        plan.small_path = true;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), ops.c.data()), plan));
+        ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+        EXPECT_EQ(3u, g_threads_seen.load()) << "bitmask of OpenMP thread numbers that ran the kernel, ta=" << ta;
+    }
+}
+
 // OpenMP may start fewer threads than asked; the driver then does the whole problem
 // on one thread. Run under OMP_THREAD_LIMIT=1 (a separate ctest entry) this takes that
 // path on every call; without it, it is one more 2- and 3-thread check.
@@ -191,18 +259,15 @@ TEST(Threads, ShortTeamStillCorrect) {
     Call c;
     c.m = 6 * MR + 3, c.n = 5 * NR + 2, c.k = 50, c.alpha = -1.0f, c.beta = 0.0f, c.ta = true;
     Operands ops(c, rng);
-    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-    Guarded one = ops.c;
     ridge::GemmPlan plan{ker, {MR, NR, 16, 2 * MR, 2 * NR}, 1};
-    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
-    ASSERT_TRUE(matches(c, one, expect, bound_for(c)));
-    for (int threads : {2, 3}) {
-        Guarded cc = ops.c;
-        plan.threads = threads;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
-        ASSERT_TRUE(cc.untouched_outside());
-        ASSERT_EQ(0, std::memcmp(one.data(), cc.data(), sizeof(float) * size_t(c.ldc() * c.n))) << threads << " threads";
+    {
+        SCOPED_TRACE("blocked path");
+        expect_same_bits_for_one_two_three_threads(c, ops, plan);
     }
+    if (ker->small_f32 == nullptr) return;
+    SCOPED_TRACE("small path");  // its team splits the columns of C, each thread packs A
+    plan.small_path = true;
+    expect_same_bits_for_one_two_three_threads(c, ops, plan);
 }
 
 // A problem prepared on the main thread for a worker: operands, expected C.

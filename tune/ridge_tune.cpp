@@ -176,8 +176,8 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     const double per_thread =
         run.crossover.min_flops_per_thread > 0 ? run.crossover.min_flops_per_thread : cfg.min_flops_per_thread;
     search_skinny_crossover(*f32.kernel, f32.chosen, std::max(3.0, budget.left() / 2), &run.crossover);
-    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, std::max(2.0, budget.left()),
-                           &run.crossover);
+    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, cfg.small_max_a_floats,
+                           std::max(2.0, budget.left()), &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");

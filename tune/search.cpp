@@ -239,35 +239,38 @@ GridResult exhaustive_grid(const KernelSearch& s) {
 }
 
 void search_small_crossover(const GemmKernel& kernel, const BlockingParams& blocking, int threads,
-                            double min_flops_per_thread, double seconds, Crossover* out) {
+                            double min_flops_per_thread, double max_a_floats, double seconds, Crossover* out) {
     if (kernel.small_f32 == nullptr) return;
-    ridge::GemmPlan small = blocked_plan(kernel, blocking);
-    small.small_path = true;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t n : {64, 96, 128, 160, 192, 224, 256}) {
+    for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
+        if (padded_a > max_a_floats) break;  // the library would not take the small path anyway
         Problem p(ridge::Dtype::f32, n);
-        // The small path runs on one thread; the blocked path on as many as the
-        // library would give this size.
+        // Both paths with as many threads as the library would give this size,
+        // and both on one thread too: the path must not depend on the thread
+        // count (C would then differ between 1 and 2 threads), so the small
+        // path has to keep up in both. One thread also guards against a second
+        // core that is busy with other work for a moment.
         const double useful = std::max(1.0, p.flops() / std::max(min_flops_per_thread, 1.0));
-        const int blocked_threads = int(std::min<double>(threads, useful));
-        // The small path runs on one thread: where the library would thread the
-        // blocked path, reading in place cannot keep up on a quiet machine, and
-        // a win measured there would only mean the second core was busy.
-        if (blocked_threads > 1) break;
-        // The blocked path on one thread too: a second core busy with other work
-        // can make the threaded figure collapse for a moment, and the small path
-        // must not win on that.
+        const int team = int(std::min<double>(threads, useful));
+        ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
+        small.small_path = true;
         Plans plans = {small, blocked_plan(kernel, blocking, 1)};
-        if (blocked_threads > 1) plans.push_back(blocked_plan(kernel, blocking, blocked_threads));
+        if (team > 1) {
+            small.threads = team;
+            plans.push_back(small);
+            plans.push_back(blocked_plan(kernel, blocking, team));
+        }
         const std::vector<double> g = interleaved_gflops(p, plans, 7);
-        const double blocked = *std::max_element(g.begin() + 1, g.end());
-        char line[160];
-        std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread) %.1f (%d threads)",
-                      (long long)n, g[0], g[1], g.back(), blocked_threads);
+        char line[200];
+        int len = std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread)",
+                                (long long)n, g[0], g[1]);
+        if (team > 1)
+            std::snprintf(line + len, sizeof line - len, "; %.1f, %.1f (%d threads)", g[2], g[3], team);
         out->lines.push_back(line);
         // The run of sizes from the bottom where reading in place keeps up (2% for noise).
-        if (g[0] < 0.98 * blocked) break;
+        if (g[0] < 0.98 * g[1] || (team > 1 && g[2] < 0.98 * g[3])) break;
         out->small_max_volume = double(n) * double(n) * double(n);
     }
 }

@@ -76,10 +76,11 @@ struct Crossover {
     double min_flops_per_thread = 0;     // 0: not measured (one core, or never pays)
     std::vector<std::string> lines;      // what was measured, for the profile and the log
 };
-// `threads` and `min_flops_per_thread`: the blocked path is timed with as many
-// threads as the library would give each size.
+// `threads` and `min_flops_per_thread`: both paths are timed on one thread and
+// on as many as the library would give each size.
+// `max_a_floats`: the library's limit on op(A) for the small path (no size above it is timed).
 void search_small_crossover(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads,
-                            double min_flops_per_thread, double seconds, Crossover* out);
+                            double min_flops_per_thread, double max_a_floats, double seconds, Crossover* out);
 void search_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                              double seconds, Crossover* out);
 // The fp32 skinny path (A read once in place) against the blocked path on the

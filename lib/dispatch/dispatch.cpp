@@ -29,11 +29,30 @@ constexpr double kMinFlopsPerThread = 8e6;
 
 thread_local int tl_thread_override = 0;
 // Up to this volume m*n*k, reading A and B in place beats packing them.
-// Measured on this project's AVX-512 machine (square NN shapes, each path
-// forced, 1 thread): unpacked is 1.7x faster
-// at 32^3, 1.4x at 64^3, 1.07x at 128^3, even at 192^3, 0.9x at 256^3.
-// 160^3 sits inside the even range. A profile may move it (issue: tuner).
-constexpr double kSmallPathMaxVolume = 160.0 * 160.0 * 160.0;
+// Measured on this project's AVX-512 machine (square shapes, each path
+// forced through a profile, ridge-bench, alternating runs), small / blocked:
+// 1 thread NN 128^3 1.07, 192^3 1.10-1.14, 256^3 1.07-1.13, 384^3 1.05,
+// 512^3 1.00-1.06, TN 256^3 1.09-1.16; 2 threads NN 192^3 1.56-1.68, 256^3
+// 1.32-1.50, 384^3 1.13, 512^3 1.02-1.12, TN 256^3 1.26-1.47, TT 192^3 1.40.
+// (With the small path on one thread only, the blocked path's second thread
+// won from 192^3; 160^3 was the limit then.) 512^3 is also where op(A) stops
+// fitting kSmallPathMaxAFloats. A profile may move it (ridge-tune measures it).
+constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
+
+// Up to this volume (the small path's limit before it had threads) it takes
+// every shape. Above it, only shapes like the squares it was measured on:
+// - not the skinny paths' shapes (m <= 16, or few columns), which those
+//   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
+// - B not transposed: transposed, each k step of a 12-column tile of B is
+//   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
+// - at most kSmallPathMaxRows rows: taller, A's columns (read in place, one
+//   short run per k step) lie a page or more apart and C is tall enough
+//   for the blocked path's streamed stores (1 thread, small / blocked:
+//   1024 x 1024 x 128 0.92-0.98, 4096 x 512 x 64 0.83-0.92, 2048^2 x 16
+//   0.88-0.94; shorter and wide it wins: 128 x 2048 x 512 1.14-1.23,
+//   64 x 8192 x 256 1.31-1.37, 256 x 4096 x 128 on 2 threads 1.24-1.30).
+constexpr double kSmallAnyShapeMaxVolume = 160.0 * 160.0 * 160.0;
+constexpr int64_t kSmallPathMaxRows = 512;
 
 // The small path reads op(A) many times in place (once per NR columns of C), and
 // packs all of it when transposed: only worth it while op(A) stays in L2.
@@ -112,8 +131,11 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
     const double padded_a = panels * double(kernel.MR) * double(g.k);
+    const double volume = double(g.m) * double(g.n) * double(g.k);
+    const bool square_like = !use_skinny_m_path(kernel, g) && !use_skinny_path(cfg, kernel, g) && !g.trans_b &&
+                             g.m <= kSmallPathMaxRows;
     return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= cfg.small_max_a_floats &&
-           double(g.m) * double(g.n) * double(g.k) <= cfg.small_max_volume;
+           volume <= cfg.small_max_volume && (volume <= kSmallAnyShapeMaxVolume || square_like);
 }
 
 const char* env(const char* name) {
@@ -399,8 +421,11 @@ ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_
     const GemmKernel& kernel = *cfg.gemm(first.input).kernel;
     const double flops = 2.0 * double(first.m) * double(first.n) * double(first.k);
     GemvArgs as_vector;
+    // Whole problems per thread only for problems too short to split; a problem
+    // that a call would thread is threaded one after another (an odd count of
+    // whole problems would leave a thread idle at the end).
     const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) &&
-                       use_small_path(cfg, kernel, first);
+                       use_small_path(cfg, kernel, first) && threads_for(flops) == 1;
     const int team = small ? int(std::min<int64_t>(threads_for(flops * double(count)), count)) : 1;
     if (team <= 1) {
         for (int64_t i = 0; i < count; ++i) {
@@ -435,7 +460,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
                        : plan.skinny_m_path ? "skinny_m"
                        : plan.stream_c      ? "blocked_stream_c"
                                             : "blocked";
-    ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.small_path ? 1 : plan.threads);
+    ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.threads);
     r.m = g.m, r.n = g.n, r.k = g.k;
     r.flops = 2.0 * g.m * g.n * g.k;
     r.ideal_bytes = ideal_gemm_bytes(g);

@@ -45,8 +45,9 @@ struct GemmPlan {
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
 ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
-// Small problems: the kernel reads A and B in place (A packed only when transposed).
-ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel);
+// Small problems: the kernel reads A and B in place (A packed only when transposed);
+// `threads` split the columns of C.
+ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
 // Floats of the calling thread's packed-A buffer gemm_small_f32 needs (0: none).
 size_t gemm_small_workspace_floats(const GemmArgs& args, const GemmKernel& kernel);

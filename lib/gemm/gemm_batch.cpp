@@ -39,7 +39,7 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
         if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)
 #pragma omp for schedule(static)
             for (int64_t i = 0; i < count; ++i)
-                gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker);
+                gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker, 1);
         }
     }
     return status;

@@ -1,8 +1,13 @@
 // Small problems: no packing of B, none of A unless it is transposed.
 // j outer, i inner: the k x NR columns of B stay in L1 while the tiles of A
-// pass by; the whole problem is small enough to live in L1/L2 (see
-// dispatch.cpp for when this path is taken). One thread: a small problem
-// does not pay for waking a second one.
+// pass by; op(A) is small enough to stay in L2 (see dispatch.cpp for when
+// this path is taken), where every NR columns of C read it again.
+// Threads split the NR-column tiles of C: each thread reads all of op(A)
+// into its own core's L2 and its own columns of B. Every tile of C is one
+// kernel call over all of k whichever thread runs it, so C is bit-identical
+// for any thread count.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "gemm/gemm.h"
@@ -10,45 +15,91 @@
 #include "gemm/workspace.h"
 
 namespace ridge {
+namespace {
 
-size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
-    if (!g.trans_a) return 0;
-    const int64_t panels = (g.m + ker.MR - 1) / ker.MR;
-    return size_t(panels * ker.MR * panel_depth(g.k));
-}
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker) {
+// Column tiles [first_tile, last_tile) of C (NR columns each, the last one narrower),
+// every row. `packed_a`: op(A) in MR-row panels, or null to read A in place.
+void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t first_tile,
+                 int64_t last_tile) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
     const float* b_in = static_cast<const float*>(g.b);
-    // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
-    // already that (column p at a + p*lda); transposed A is packed into MR-row
-    // panels first, where column p of panel q is at panel + p*MR.
-    const float* packed_a = nullptr;
-    if (g.trans_a) {
-        const int64_t panels = (g.m + MR - 1) / MR;
-        Workspace* ws = this_thread_workspace();
-        float* buf = ws == nullptr ? nullptr : ws->packed_a.reserve(gemm_small_workspace_floats(g, ker));
-        if (buf == nullptr) return RIDGE_OUT_OF_MEMORY;
-        pack_a_panels(ker.pack_panel, sizeof(float), ker.k_group, MatrixView{g.a, g.lda, true, sizeof(float)}, g.m,
-                      g.k, MR, 0, panels, buf);
-        packed_a = buf;
-    }
     // op(B)(p, j) = b[p*b_step + j*b_col]
     const int64_t b_step = g.trans_b ? g.ldb : 1;
     const int64_t b_col = g.trans_b ? 1 : g.ldb;
-    for (int64_t j0 = 0; j0 < g.n; j0 += NR) {
+    for (int64_t j0 = first_tile * NR; j0 < std::min(g.n, last_tile * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
         for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
             const int64_t mr = std::min(MR, g.m - i0);
+            // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*MR.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
             const int64_t a_step = packed_a ? MR : g.lda;
-            ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta,
-                          g.c + i0 + j0 * g.ldc, g.ldc);
+            ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta, g.c + i0 + j0 * g.ldc, g.ldc);
         }
     }
-    return RIDGE_SUCCESS;
+}
+
+// Packs MR-row panels [first, last) of op(A) (A transposed) into buf.
+void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, int64_t first, int64_t last, float* buf) {
+    pack_a_panels(ker.pack_panel, sizeof(float), ker.k_group, MatrixView{g.a, g.lda, true, sizeof(float)}, g.m, g.k,
+                  ker.MR, first, last, buf);
+}
+
+// The calling thread's buffer for op(A) packed (null when none is needed or out of memory).
+float* reserve_packed_a(size_t floats) {
+    if (floats == 0) return nullptr;
+    Workspace* ws = this_thread_workspace();
+    return ws == nullptr ? nullptr : ws->packed_a.reserve(floats);
+}
+
+}  // namespace
+
+size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
+    if (!g.trans_a) return 0;
+    const int64_t panels = ceil_div(g.m, ker.MR);
+    return size_t(panels * ker.MR * panel_depth(g.k));
+}
+
+ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
+    // already that; transposed A is packed into MR-row panels first, by every
+    // thread into its own workspace: a copy made by another core would have to
+    // cross to this one's L2, which measured slower than packing it again
+    // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
+    // 345-387 with one copy each; 192^3 TT 208-215 and 332).
+    const int64_t a_panels = ceil_div(g.m, ker.MR), c_tiles = ceil_div(g.n, ker.NR);
+    const size_t packed_floats = gemm_small_workspace_floats(g, ker);
+    if (threads <= 1 || c_tiles < 2) {
+        float* packed_a = reserve_packed_a(packed_floats);
+        if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+        if (g.trans_a) pack_transposed_a(g, ker, 0, a_panels, packed_a);
+        small_tiles(g, ker, g.trans_a ? packed_a : nullptr, 0, c_tiles);
+        return RIDGE_SUCCESS;
+    }
+    bool out_of_memory = false;
+#pragma omp parallel num_threads(int(std::min<int64_t>(threads, c_tiles)))
+    {
+        // Every thread reserves before any thread writes C: out of memory leaves C untouched.
+        float* packed_a = reserve_packed_a(packed_floats);
+        if (g.trans_a && packed_a == nullptr) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+#pragma omp barrier
+        bool failed;
+#pragma omp atomic read
+        failed = out_of_memory;
+        if (!failed) {
+            if (g.trans_a) pack_transposed_a(g, ker, 0, a_panels, packed_a);
+            // Shares of the team OpenMP actually gave (it may be fewer than asked).
+            const int t = omp_get_thread_num(), parts = omp_get_num_threads();
+            small_tiles(g, ker, g.trans_a ? packed_a : nullptr, c_tiles * t / parts, c_tiles * (t + 1) / parts);
+        }
+    }
+    return out_of_memory ? RIDGE_OUT_OF_MEMORY : RIDGE_SUCCESS;
 }
 
 }  // namespace ridge
