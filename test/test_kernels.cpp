@@ -378,7 +378,7 @@ TEST_P(KernelTest, PackPanelLayout) {
 }
 
 // The small-problem kernel (for kernels that have one) on operands read in place:
-// every tile size mr x nr up to MR x NR, B as stored both ways, C's rows past mr
+// every tile size mr x nr up to (MR + MR/2) x NR, B as stored both ways, C's rows past mr
 // (up to ldc) and its guard band untouched, A and B ending at an inaccessible page.
 TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     const uint32_t seed = test_seed() + 7;
@@ -388,7 +388,7 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
         int serial = 0;
-        for (int64_t mr = 1; mr <= ker.MR; ++mr)
+        for (int64_t mr = 1; mr <= ker.MR + ker.MR / 2; ++mr)  // the contract's widest: a merged last tile
             for (int64_t nr = 1; nr <= ker.NR; ++nr)
                 for (int64_t k : {1, 7}) {
                     for (bool b_trans : {false, true}) {
@@ -522,7 +522,9 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
 }
 
 // The driver's small-problem path with each kernel that has one, on the same edge
-// shapes as the blocked path (it has no blocking: the shapes only need to be ragged).
+// shapes as the blocked path (it has no blocking: the shapes only need to be ragged),
+// and around the merged last row tile (a remainder of up to MR/2 rows joins the
+// tile before it: m = MR + MR/2 is one tile, one more row is two).
 TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 8;
     SCOPED_TRACE(seed_note(seed));
@@ -532,7 +534,13 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
         ridge::GemmPlan plan = plan_with_model_blocking(ker);
         plan.small_path = true;
         SCOPED_TRACE(std::string(ker.name) + " small path");
-        for (Call call : driver_shapes(ker.MR, ker.NR, 40))
+        std::vector<Call> shapes = driver_shapes(ker.MR, ker.NR, 40);
+        for (int64_t m : {ker.MR + ker.MR / 2, ker.MR + ker.MR / 2 + 1, 2 * ker.MR + ker.MR / 2, ker.MR + 1}) {
+            Call c;
+            c.m = m, c.n = 2 * ker.NR - 3, c.k = 9 + m % 5;
+            shapes.push_back(c);
+        }
+        for (Call call : shapes)
             for (int t = 0; t < 4; ++t)
                 for (const auto& s : kScalars) {
                     call.ta = t & 1, call.tb = t & 2;

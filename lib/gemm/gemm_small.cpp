@@ -19,8 +19,19 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Rows of the tile that starts `rest` rows before the end of C: MR, except that
+// a last remainder of at most MR/2 rows joins the tile before it (the small
+// kernel takes up to MR + MR/2 rows: 48 = 32 + 16 in one pass, not a full
+// tile and a half-empty one).
+int64_t tile_rows(int64_t rest, int64_t MR) { return rest <= MR + MR / 2 ? rest : MR; }
+
+// Transposed A is packed one panel per row tile, `panel_width` rows wide (MR,
+// or the merged last tile rounded up to whole vectors), panel of the tile at
+// row i0 at i0 * panel_depth(k): within the MR-panel layout's footprint.
+int64_t panel_width(int64_t mr, int64_t MR) { return std::max(MR, (mr + 15) / 16 * 16); }
+
 // Column tiles [first_tile, last_tile) of C (NR columns each, the last one narrower),
-// every row. `packed_a`: op(A) in MR-row panels, or null to read A in place.
+// every row. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in place.
 void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t first_tile,
                  int64_t last_tile) {
     const int64_t MR = ker.MR, NR = ker.NR;
@@ -32,20 +43,24 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a
     for (int64_t j0 = first_tile * NR; j0 < std::min(g.n, last_tile * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
-        for (int64_t i0 = 0; i0 < g.m; i0 += MR) {
-            const int64_t mr = std::min(MR, g.m - i0);
-            // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*MR.
+        for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
+            mr = tile_rows(g.m - i0, MR);
+            // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
-            const int64_t a_step = packed_a ? MR : g.lda;
+            const int64_t a_step = packed_a ? panel_width(mr, MR) : g.lda;
             ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta, g.c + i0 + j0 * g.ldc, g.ldc);
         }
     }
 }
 
-// Packs MR-row panels [first, last) of op(A) (A transposed) into buf.
-void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, int64_t first, int64_t last, float* buf) {
-    pack_a_panels(ker.pack_panel, sizeof(float), ker.k_group, MatrixView{g.a, g.lda, true, sizeof(float)}, g.m, g.k,
-                  ker.MR, first, last, buf);
+// Packs op(A) (A transposed: each row of op(A) contiguous along k) into buf,
+// one panel per row tile of small_tiles.
+void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
+    const float* a = static_cast<const float*>(g.a);
+    for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
+        mr = tile_rows(g.m - i0, ker.MR);
+        ker.pack_panel(a + i0 * g.lda, g.lda, false, mr, g.k, panel_width(mr, ker.MR), buf + i0 * panel_depth(g.k));
+    }
 }
 
 // The calling thread's buffer for op(A) packed (null when none is needed or out of memory).
@@ -70,12 +85,12 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // cross to this one's L2, which measured slower than packing it again
     // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
-    const int64_t a_panels = ceil_div(g.m, ker.MR), c_tiles = ceil_div(g.n, ker.NR);
+    const int64_t c_tiles = ceil_div(g.n, ker.NR);
     const size_t packed_floats = gemm_small_workspace_floats(g, ker);
     if (threads <= 1 || c_tiles < 2) {
         float* packed_a = reserve_packed_a(packed_floats);
         if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
-        if (g.trans_a) pack_transposed_a(g, ker, 0, a_panels, packed_a);
+        if (g.trans_a) pack_transposed_a(g, ker, packed_a);
         small_tiles(g, ker, g.trans_a ? packed_a : nullptr, 0, c_tiles);
         return RIDGE_SUCCESS;
     }
@@ -93,7 +108,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
 #pragma omp atomic read
         failed = out_of_memory;
         if (!failed) {
-            if (g.trans_a) pack_transposed_a(g, ker, 0, a_panels, packed_a);
+            if (g.trans_a) pack_transposed_a(g, ker, packed_a);
             // Shares of the team OpenMP actually gave (it may be fewer than asked).
             const int t = omp_get_thread_num(), parts = omp_get_num_threads();
             small_tiles(g, ker, g.trans_a ? packed_a : nullptr, c_tiles * t / parts, c_tiles * (t + 1) / parts);
