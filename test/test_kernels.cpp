@@ -613,8 +613,8 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
 
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape
 // up to 160^3, and above it, to 512^3 built in, only square-like ones (at most
-// 512 rows, B untransposed, not a skinny path's shape); the result is right on
-// every path.
+// 512 rows and, A untransposed, lda at most 512; B untransposed; not a skinny
+// path's shape); the result is right on every path.
 TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
@@ -623,15 +623,17 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     struct Case {
         int64_t m, n, k;
         bool ta, tb;
+        int64_t lda_pad;
         const char* path;
     };
     const char* wide = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
-    const Case cases[] = {{256, 256, 256, false, false, "small"}, {200, 300, 250, true, false, "small"},
-                          {150, 150, 150, true, true, "small"},   {256, 256, 256, false, true, "blocked"},
-                          {1024, 200, 100, false, false, "blocked"}, {300, 20, 800, false, false, wide}};
+    const Case cases[] = {{256, 256, 256, false, false, 0, "small"},     {200, 300, 250, true, false, 400, "small"},
+                          {150, 150, 150, true, true, 0, "small"},       {256, 256, 256, false, true, 0, "blocked"},
+                          {1024, 200, 100, false, false, 0, "blocked"},  {300, 20, 800, false, false, 0, wide},
+                          {256, 256, 256, false, false, 257, "blocked"}, {150, 150, 150, false, false, 900, "small"}};
     for (const Case& c : cases) {
         Call call;
-        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta, call.tb = c.tb;
+        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta, call.tb = c.tb, call.lda_pad = c.lda_pad;
         call.alpha = 1.5f, call.beta = -0.5f;
         EXPECT_TRUE(dispatched_on(c.path, call, rng));
     }

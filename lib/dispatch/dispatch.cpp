@@ -45,9 +45,10 @@ constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
 //   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
 // - B not transposed: transposed, each k step of a 12-column tile of B is
 //   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
-// - at most kSmallPathMaxRows rows: taller, A's columns (read in place, one
-//   short run per k step) lie a page or more apart and C is tall enough
-//   for the blocked path's streamed stores (1 thread, small / blocked:
+// - at most kSmallPathMaxRows rows, and A's columns (read in place when A is
+//   not transposed, one short run per k step) at most that many floats
+//   apart: taller, they lie a page or more apart and C is tall enough for
+//   the blocked path's streamed stores (1 thread, small / blocked, lda = m:
 //   1024 x 1024 x 128 0.92-0.98, 4096 x 512 x 64 0.83-0.92, 2048^2 x 16
 //   0.88-0.94; shorter and wide it wins: 128 x 2048 x 512 1.14-1.23,
 //   64 x 8192 x 256 1.31-1.37, 256 x 4096 x 128 on 2 threads 1.24-1.30).
@@ -133,7 +134,7 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     const double padded_a = panels * double(kernel.MR) * double(g.k);
     const double volume = double(g.m) * double(g.n) * double(g.k);
     const bool square_like = !use_skinny_m_path(kernel, g) && !use_skinny_path(cfg, kernel, g) && !g.trans_b &&
-                             g.m <= kSmallPathMaxRows;
+                             g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
     return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= cfg.small_max_a_floats &&
            volume <= cfg.small_max_volume && (volume <= kSmallAnyShapeMaxVolume || square_like);
 }
