@@ -262,15 +262,23 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             plans.push_back(small);
             plans.push_back(blocked_plan(kernel, blocking, team));
         }
-        const std::vector<double> g = interleaved_gflops(p, plans, 7);
-        char line[200];
-        int len = std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread)",
-                                (long long)n, g[0], g[1]);
-        if (team > 1)
-            std::snprintf(line + len, sizeof line - len, "; %.1f, %.1f (%d threads)", g[2], g[3], team);
-        out->lines.push_back(line);
-        // The run of sizes from the bottom where reading in place keeps up (2% for noise).
-        if (g[0] < 0.98 * g[1] || (team > 1 && g[2] < 0.98 * g[3])) break;
+        // The run of sizes from the bottom where reading in place keeps up (2% for
+        // noise). A size that falls short is measured once more, longer, before
+        // the search stops there: on this project's shared VM one 7-round
+        // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
+        bool keeps_up = false;
+        for (int rounds : {7, 15}) {
+            const std::vector<double> g = interleaved_gflops(p, plans, rounds);
+            char line[200];
+            int len = std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread)",
+                                    (long long)n, g[0], g[1]);
+            if (team > 1)
+                std::snprintf(line + len, sizeof line - len, "; %.1f, %.1f (%d threads)", g[2], g[3], team);
+            out->lines.push_back(line);
+            keeps_up = g[0] >= 0.98 * g[1] && (team == 1 || g[2] >= 0.98 * g[3]);
+            if (keeps_up) break;
+        }
+        if (!keeps_up) break;
         out->small_max_volume = double(n) * double(n) * double(n);
     }
 }
