@@ -80,6 +80,26 @@ TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
     }
 }
 
+// The small path reads op(A) from L2 once per NR columns of C and B once: its
+// report says so (and nothing about a blocking it did not use).
+TEST(Report, SmallPathCountsAOncePerColumnTile) {
+    const int64_t m = 70, n = 50, k = 40;
+    std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), k, 0.0f, c.data(), m));
+    ridge_set_report(0);
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    ASSERT_STREQ("small", r.path);
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    const double column_tiles = double(ceil_div(n, ker->NR));
+    EXPECT_DOUBLE_EQ(4.0 * (double(m) * k * column_tiles + double(k) * n), r.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
+    EXPECT_EQ(0, r.KC);
+    EXPECT_EQ(0.5f * 0.25f * k, c[0]);
+}
+
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
     // 600 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
     std::vector<float> a(600 * 200, 0.5f), b(200 * 250, 0.25f), c(600 * 250, 0.0f);

@@ -467,11 +467,17 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     r.ideal_bytes = ideal_gemm_bytes(g);
     if (plan.small_path || plan.skinny_path || plan.skinny_m_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
-        // also reads and writes C from L2 once per chunk of k steps.
+        // also reads and writes C from L2 once per chunk of k steps; the small
+        // path reads op(A) from L2 once per NR columns of C (B's columns, from
+        // L2 once each, then stay in L1 while op(A) passes).
         r.memory_bytes = r.ideal_bytes;
         if (plan.skinny_path) {
             const int64_t chunk = skinny_chunk_columns(g.n);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
+        }
+        if (plan.small_path) {
+            const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
+            r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n));
         }
     } else {
         r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;
