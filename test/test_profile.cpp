@@ -251,6 +251,21 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     EXPECT_TRUE(r.profile.has_small_path);
     EXPECT_FALSE(r.profile.has_threads);
     EXPECT_EQ(0.0, r.profile.min_flops_per_thread);
+    EXPECT_FALSE(r.profile.has_small_threads);
+
+    // The small path's figure is optional within "threads" (older profiles lack it).
+    r = parse(Parts().text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_TRUE(r.profile.has_threads);
+    EXPECT_FALSE(r.profile.has_small_threads);
+    EXPECT_EQ(0.0, r.profile.small_min_flops_per_thread);
+    Parts small_threads;
+    small_threads.threads = "\"threads\": {\"min_flops_per_thread\": 8e6, \"small_min_flops_per_thread\": 884736}";
+    r = parse(small_threads.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_TRUE(r.profile.has_small_threads);
+    EXPECT_EQ(884736.0, r.profile.small_min_flops_per_thread);
+    EXPECT_EQ(8e6, r.profile.min_flops_per_thread);
 
     Parts no_skinny;
     no_skinny.skinny_path = "";
@@ -349,6 +364,7 @@ TEST(ProfileParse, PartsOfTheWrongTypeAreCorrupt) {
         {"skinny_path", "\"skinny_path\": {\"columns\": 64}"},
         {"threads", "\"threads\": []"},
         {"threads", "\"threads\": {\"min_flops_per_thread\": [1]}"},
+        {"threads", "\"threads\": {\"min_flops_per_thread\": 1, \"small_min_flops_per_thread\": \"1\"}"},
     };
     for (const auto& [part, text] : replacements) {
         SCOPED_TRACE(text);
@@ -526,6 +542,9 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
         p = Parts();
         p.threads = std::string("\"threads\": {\"min_flops_per_thread\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "threads.min_flops_per_thread");
+        p = Parts();
+        p.threads = std::string("\"threads\": {\"min_flops_per_thread\": 1, \"small_min_flops_per_thread\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "threads.small_min_flops_per_thread");
     }
     // A column count: a whole number within [0, 4096].
     for (const char* bad : {"-1", "4097", "1e13", "32.5", "1e308"}) {

@@ -43,7 +43,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
            ",\n  \"kernels\": {\n" + kernels +
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000},\n"
            "  \"skinny_path\": {\"max_columns\": 8},\n"
-           "  \"threads\": {\"min_flops_per_thread\": 123456}\n}\n";
+           "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
 std::string temp_path(const char* name) {
@@ -184,6 +184,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(1000.0, cfg.small_max_volume);
         EXPECT_EQ(5000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
+        EXPECT_EQ(4321.0, cfg.small_min_flops_per_thread);
         EXPECT_EQ(8, cfg.skinny_max_columns);
     }
     expect_correct_sgemm();

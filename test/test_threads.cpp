@@ -243,6 +243,36 @@ TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
     }
 }
 
+// The small path wakes a second thread for much less work than the blocked
+// path (its team shares no packing): built in, from 96^3 on. 128^3 gets two
+// threads there, where the blocked path's threshold would give it one; 64^3
+// stays on one. Both results right.
+TEST(Threads, SmallPathHasItsOwnThreadThreshold) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small path here";
+    ASSERT_LT(cfg.small_min_flops_per_thread, cfg.min_flops_per_thread) << "the built-in figures (no profile)";
+    std::mt19937 rng(test_seed() + 7);
+    ridge_set_num_threads(2);
+    for (const auto& [n, threads] : {std::pair<int64_t, int>{128, 2}, {64, 1}}) {
+        SCOPED_TRACE("n=" + std::to_string(n));
+        Call c;
+        c.m = c.n = c.k = n, c.beta = 0.5f;
+        Operands ops(c, rng);
+        const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+        ridge_set_report(1);
+        ASSERT_TRUE(native(c, ops.a.data(), ops.b.data(), ops.c.data()) == RIDGE_SUCCESS);
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ("small", r.path);
+        EXPECT_EQ(threads, r.threads);
+        EXPECT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+    }
+    EXPECT_EQ(1, ridge::threads_for(2.0 * 128 * 128 * 128)) << "the blocked path's threshold";
+    ridge_set_num_threads(0);
+}
+
 // OpenMP may start fewer threads than asked; the driver then does the whole problem
 // on one thread. Run under OMP_THREAD_LIMIT=1 (a separate ctest entry) this takes that
 // path on every call; without it, it is one more 2- and 3-thread check.

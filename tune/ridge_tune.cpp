@@ -173,11 +173,15 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const KernelSearch& f32 = run.searches.front();
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
+    search_small_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 3), &run.crossover);
     const double per_thread =
         run.crossover.min_flops_per_thread > 0 ? run.crossover.min_flops_per_thread : cfg.min_flops_per_thread;
+    const double small_per_thread = run.crossover.small_min_flops_per_thread > 0
+                                        ? run.crossover.small_min_flops_per_thread
+                                        : cfg.small_min_flops_per_thread;
     search_skinny_crossover(*f32.kernel, f32.chosen, std::max(3.0, budget.left() / 2), &run.crossover);
-    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, cfg.small_max_a_floats,
-                           std::max(2.0, budget.left()), &run.crossover);
+    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
+                           cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");
@@ -185,6 +189,8 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     std::printf("  small path up to m*n*k = %.4g (library default %.4g); a thread per %.3g flops (default %.3g%s)\n",
                 run.crossover.small_max_volume, cfg.small_max_volume, run.crossover.min_flops_per_thread,
                 cfg.min_flops_per_thread, run.crossover.min_flops_per_thread > 0 ? "" : ": kept");
+    std::printf("  on the small path a thread per %.3g flops (default %.3g%s)\n", run.crossover.small_min_flops_per_thread,
+                cfg.small_min_flops_per_thread, run.crossover.small_min_flops_per_thread > 0 ? "" : ": kept");
     if (run.crossover.skinny_max_columns > 0)
         std::printf("  skinny path up to n = %lld columns (library default %lld)\n",
                     (long long)run.crossover.skinny_max_columns, (long long)cfg.skinny_max_columns);

@@ -239,28 +239,33 @@ GridResult exhaustive_grid(const KernelSearch& s) {
 }
 
 void search_small_crossover(const GemmKernel& kernel, const BlockingParams& blocking, int threads,
-                            double min_flops_per_thread, double max_a_floats, double seconds, Crossover* out) {
+                            double min_flops_per_thread, double small_min_flops_per_thread, double max_a_floats,
+                            double seconds, Crossover* out) {
     if (kernel.small_f32 == nullptr) return;
     const auto t0 = std::chrono::steady_clock::now();
+    auto team_for = [threads](double flops, double per_thread) {
+        return int(std::min<double>(threads, std::max(1.0, flops / std::max(per_thread, 1.0))));
+    };
     for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
         if (padded_a > max_a_floats) break;  // the library would not take the small path anyway
         Problem p(ridge::Dtype::f32, n);
-        // Both paths with as many threads as the library would give this size,
-        // and both on one thread too: the path must not depend on the thread
-        // count (C would then differ between 1 and 2 threads), so the small
-        // path has to keep up in both. One thread also guards against a second
-        // core that is busy with other work for a moment.
-        const double useful = std::max(1.0, p.flops() / std::max(min_flops_per_thread, 1.0));
-        const int team = int(std::min<double>(threads, useful));
+        // Each path with as many threads as the library would give it at this
+        // size, and both on one thread too: the path must not depend on the
+        // thread count (C would then differ between 1 and 2 threads), so the
+        // small path has to keep up in both. One thread also guards against a
+        // second core that is busy with other work for a moment.
+        const int small_team = team_for(p.flops(), small_min_flops_per_thread);
+        const int blocked_team = team_for(p.flops(), min_flops_per_thread);
+        const bool threaded = small_team > 1 || blocked_team > 1;
         ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
         small.small_path = true;
         Plans plans = {small, blocked_plan(kernel, blocking, 1)};
-        if (team > 1) {
-            small.threads = team;
+        if (threaded) {
+            small.threads = small_team;
             plans.push_back(small);
-            plans.push_back(blocked_plan(kernel, blocking, team));
+            plans.push_back(blocked_plan(kernel, blocking, blocked_team));
         }
         // The run of sizes from the bottom where reading in place keeps up (2% for
         // noise). A size that falls short is measured once more, longer, before
@@ -272,14 +277,39 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             char line[200];
             int len = std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread)",
                                     (long long)n, g[0], g[1]);
-            if (team > 1)
-                std::snprintf(line + len, sizeof line - len, "; %.1f, %.1f (%d threads)", g[2], g[3], team);
+            if (threaded)
+                std::snprintf(line + len, sizeof line - len, "; %.1f (%d threads), %.1f (%d)", g[2], small_team, g[3],
+                              blocked_team);
             out->lines.push_back(line);
-            keeps_up = g[0] >= 0.98 * g[1] && (team == 1 || g[2] >= 0.98 * g[3]);
+            keeps_up = g[0] >= 0.98 * g[1] && (!threaded || g[2] >= 0.98 * g[3]);
             if (keeps_up) break;
         }
         if (!keeps_up) break;
         out->small_max_volume = double(n) * double(n) * double(n);
+    }
+}
+
+void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
+                                   Crossover* out) {
+    if (omp_get_max_threads() < 2 || kernel.small_f32 == nullptr) return;
+    ridge::GemmPlan one = blocked_plan(kernel, blocking, 1);
+    one.small_path = true;
+    ridge::GemmPlan two = one;
+    two.threads = 2;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t n : {48, 64, 80, 96, 112, 128, 160, 192}) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        Problem p(ridge::Dtype::f32, n);
+        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
+        char line[128];
+        std::snprintf(line, sizeof line, "n=%lld small path: 1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)",
+                      (long long)n, g[0], g[1], g[1] / g[0]);
+        out->lines.push_back(line);
+        // As on the blocked path: the first size where the second thread clearly pays.
+        if (g[1] >= 1.2 * g[0]) {
+            out->small_min_flops_per_thread = double(n) * double(n) * double(n);
+            break;
+        }
     }
 }
 

@@ -68,21 +68,26 @@ GridResult exhaustive_grid(const KernelSearch& s);
 
 // The fp32 small path (A and B read in place) against the blocked path, square
 // sizes from 64 up: the largest m*n*k up to which the small path keeps up.
-// The thread threshold: 1 against 2 threads on the blocked path, the first
-// size from which the second thread pays.
+// The thread thresholds: 1 against 2 threads on the blocked path, and on the
+// small path, the first size from which the second thread pays.
 struct Crossover {
     double small_max_volume = 0;
-    int64_t skinny_max_columns = 0;      // 0: not measured (no skinny kernel, or out of time)
-    double min_flops_per_thread = 0;     // 0: not measured (one core, or never pays)
-    std::vector<std::string> lines;      // what was measured, for the profile and the log
+    int64_t skinny_max_columns = 0;        // 0: not measured (no skinny kernel, or out of time)
+    double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)
+    double small_min_flops_per_thread = 0; // 0: not measured (one core, no small kernel, or never pays)
+    std::vector<std::string> lines;        // what was measured, for the profile and the log
 };
-// `threads` and `min_flops_per_thread`: both paths are timed on one thread and
-// on as many as the library would give each size.
-// `max_a_floats`: the library's limit on op(A) for the small path (no size above it is timed).
+// `threads`, `min_flops_per_thread` and `small_min_flops_per_thread`: both paths
+// are timed on one thread and on as many as the library would give each path at
+// each size. `max_a_floats`: the library's limit on op(A) for the small path (no
+// size above it is timed).
 void search_small_crossover(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads,
-                            double min_flops_per_thread, double max_a_floats, double seconds, Crossover* out);
+                            double min_flops_per_thread, double small_min_flops_per_thread, double max_a_floats,
+                            double seconds, Crossover* out);
 void search_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                              double seconds, Crossover* out);
+void search_small_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                                   double seconds, Crossover* out);
 // The fp32 skinny path (A read once in place) against the blocked path on the
 // decode shape, 4096 x n x 4096, one thread each, n from 32 up to the driver's
 // limit: the widest n up to which the skinny path keeps up (24 when it loses

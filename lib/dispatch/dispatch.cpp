@@ -27,6 +27,13 @@ namespace {
 // core's fp32 FMA throughput, so the overhead stays within a few percent.
 constexpr double kMinFlopsPerThread = 8e6;
 
+// The small path's team only splits the columns of C (no shared packing, no
+// barrier), so a second thread pays for much less work. Measured, ridge-bench,
+// NN squares on the small path, 2 threads against 1 (profiles forcing each,
+// alternating): 64^3 0.85x, 80^3 1.17-1.19x, 96^3 1.38x, 112^3 1.47x, 128^3
+// 1.56x, 192^3 1.76x. From 96^3 on: a thread per 96^3 flops (half of 2 * 96^3).
+constexpr double kSmallMinFlopsPerThread = 96.0 * 96.0 * 96.0;
+
 thread_local int tl_thread_override = 0;
 // Up to this volume m*n*k, reading A and B in place beats packing them.
 // Measured on this project's AVX-512 machine (square shapes, each path
@@ -188,8 +195,8 @@ void print_config(const RuntimeConfig& cfg) {
     }
     std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
-    std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least\n", cfg.default_threads,
-                 cfg.min_flops_per_thread);
+    std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
+                 cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
                  cfg.small_max_volume, cfg.small_max_a_floats);
     std::fprintf(stderr, "ridge: fp32 skinny path (A read once in place) up to n = %lld columns (at most %lld)\n",
@@ -310,6 +317,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         }
         if (profile->has_skinny_path) cfg.skinny_max_columns = profile->skinny_max_columns;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
+        if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }
     delete profile;
 }
@@ -334,6 +342,7 @@ RuntimeConfig make_config() {
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
     cfg.skinny_max_columns = kSkinnyMaxColumns;
     cfg.min_flops_per_thread = kMinFlopsPerThread;
+    cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;
     cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
     load_and_apply_profile(cfg);
@@ -351,12 +360,14 @@ const RuntimeConfig& runtime_config() {
 void set_thread_count_override(int threads) { tl_thread_override = std::max(0, threads); }
 int thread_count_override() { return tl_thread_override; }
 
-int threads_for(double flops) {
+int threads_for(double flops, double min_flops_per_thread) {
     if (omp_in_parallel()) return 1;  // never nest teams inside a caller's parallel region
     const int wanted = tl_thread_override > 0 ? tl_thread_override : runtime_config().default_threads;
-    const double useful = std::max(1.0, flops / runtime_config().min_flops_per_thread);
+    const double useful = std::max(1.0, flops / min_flops_per_thread);
     return static_cast<int>(std::min<double>(wanted, useful));
 }
+
+int threads_for(double flops) { return threads_for(flops, runtime_config().min_flops_per_thread); }
 
 // GEMM with a single column (or row) of C is a GEMV: it reads A (or B) once
 // with 2 flops per element, and packing would only add traffic.
@@ -407,8 +418,10 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     GemmPlan plan;
     plan.kernel = choice.kernel;
     plan.blocking = blocking_for_short_k(choice.blocking, *choice.kernel, args.k);
-    plan.threads = threads_for(2.0 * double(args.m) * double(args.n) * double(args.k));
+    const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
+    plan.threads = threads_for(flops, plan.small_path ? runtime_config().small_min_flops_per_thread
+                                                      : runtime_config().min_flops_per_thread);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
     plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(runtime_config(), *plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);

@@ -31,6 +31,7 @@ struct RuntimeConfig {
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
     int64_t skinny_max_columns = 0;      // fp32 with A untransposed takes the skinny path up to this many columns
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
+    double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
     double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
@@ -38,7 +39,9 @@ struct RuntimeConfig {
 const RuntimeConfig& runtime_config();
 
 // Threads for a problem of `flops` from the calling thread: 1 inside a caller's
-// parallel region, else the thread's setting capped so each thread gets real work.
+// parallel region, else the thread's setting capped so each thread gets at least
+// min_flops_per_thread (the configured one of the blocked path by default).
+int threads_for(double flops, double min_flops_per_thread);
 int threads_for(double flops);
 
 // Plan and run one checked, column-major GEMM.

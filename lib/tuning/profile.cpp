@@ -215,9 +215,14 @@ private:
     ProfileStatus read_threads(const JsonNode* threads, Profile* out) {
         if (threads == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(threads)) return fail(ProfileStatus::corrupt, "\"threads\" is not an object");
-        const ProfileStatus s = read_figure(threads, "threads", "min_flops_per_thread", &out->min_flops_per_thread);
+        ProfileStatus s = read_figure(threads, "threads", "min_flops_per_thread", &out->min_flops_per_thread);
         if (s != ProfileStatus::loaded) return s;
         out->has_threads = true;
+        // Optional (profiles written before the small path had threads lack it).
+        if (doc_.object_get(threads, "small_min_flops_per_thread") == nullptr) return ProfileStatus::loaded;
+        s = read_figure(threads, "threads", "small_min_flops_per_thread", &out->small_min_flops_per_thread);
+        if (s != ProfileStatus::loaded) return s;
+        out->has_small_threads = true;
         return ProfileStatus::loaded;
     }
 

@@ -22,7 +22,8 @@
 //   },
 //   "small_path": {"max_volume": 4096000, "max_a_floats": 262144},      (optional)
 //   "skinny_path": {"max_columns": 64},                                  (optional)
-//   "threads": {"min_flops_per_thread": 8000000}                         (optional)
+//   "threads": {"min_flops_per_thread": 8000000,                         (optional)
+//               "small_min_flops_per_thread": 884736}                    (optional within)
 // }
 // Unknown members are ignored (provenance, future fields). "kernels" is required (it
 // may be empty) and holds at most Profile::kMaxKernels entries: more is `corrupt`,
@@ -65,6 +66,8 @@ struct Profile {
 
     bool has_threads = false;
     double min_flops_per_thread = 0;
+    bool has_small_threads = false;        // "threads" also gave the small path's figure
+    double small_min_flops_per_thread = 0;
 
     // The entry for `kernel`, or nullptr.
     const ProfileBlocking* find(const char* kernel) const;
@@ -89,7 +92,7 @@ constexpr size_t kMaxProfileBytes = 1 << 20;
 // one-line reason, NUL-terminated, truncated to `why_size`.
 // Values are range-checked: KC, MC, NC in [1, 1<<24]; small_path values in
 // [0, 1e12]; skinny_path.max_columns a whole number in [0, 4096];
-// min_flops_per_thread in [0, 1e12]; kernel names 1..47 chars.
+// min_flops_per_thread and small_min_flops_per_thread in [0, 1e12]; kernel names 1..47 chars.
 // Whether KC/MC/NC suit a kernel's MR/NR is the caller's check (it knows the kernel).
 ProfileStatus parse_profile(const char* text, size_t length, const CpuSignature& here, Profile* out,
                             char* why, size_t why_size);
