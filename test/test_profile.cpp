@@ -266,6 +266,13 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     EXPECT_TRUE(r.profile.has_small_threads);
     EXPECT_EQ(884736.0, r.profile.small_min_flops_per_thread);
     EXPECT_EQ(8e6, r.profile.min_flops_per_thread);
+    // Only the small path's (the blocked path's second thread never paid while tuning).
+    small_threads.threads = "\"threads\": {\"small_min_flops_per_thread\": 512000}";
+    r = parse(small_threads.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_TRUE(r.profile.has_small_threads);
+    EXPECT_FALSE(r.profile.has_threads);
+    EXPECT_EQ(512000.0, r.profile.small_min_flops_per_thread);
 
     Parts no_skinny;
     no_skinny.skinny_path = "";

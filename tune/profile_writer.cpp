@@ -145,11 +145,12 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
     if (run.crossover.skinny_max_columns > 0)
         j["skinny_path"] = {{"max_columns", run.crossover.skinny_max_columns}};
-    if (run.crossover.min_flops_per_thread > 0) {
-        j["threads"] = {{"min_flops_per_thread", run.crossover.min_flops_per_thread}};
-        if (run.crossover.small_min_flops_per_thread > 0)
-            j["threads"]["small_min_flops_per_thread"] = run.crossover.small_min_flops_per_thread;
-    }
+    // What was measured (0: never paid, or one core): the library keeps its own figure for the rest.
+    Json threads = Json::object();
+    if (run.crossover.min_flops_per_thread > 0) threads["min_flops_per_thread"] = run.crossover.min_flops_per_thread;
+    if (run.crossover.small_min_flops_per_thread > 0)
+        threads["small_min_flops_per_thread"] = run.crossover.small_min_flops_per_thread;
+    if (!threads.empty()) j["threads"] = threads;
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);
     return j;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <numeric>
 
 namespace ridge_tune {
@@ -125,6 +126,28 @@ std::vector<Problem> make_problems(const KernelSearch& s) {
     std::vector<Problem> problems;
     for (int64_t n : s.sizes) problems.emplace_back(s.input, n);
     return problems;
+}
+
+// The first square size n (in order) at which plan `two` (2 threads) runs at
+// least 1.2x plan `one` (the same path on 1 thread), 20% being above the noise
+// of a shared second core: a thread per n^3 flops from there (each of the two
+// gets half of 2n^3). 0 when no size pays before time runs out. Each size
+// measured is a line of `out`, labelled `what`.
+double flops_per_thread_where_two_pay(const ridge::GemmPlan& one, const ridge::GemmPlan& two,
+                                      std::initializer_list<int64_t> sizes, const char* what, double seconds,
+                                      Crossover* out) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t n : sizes) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        Problem p(ridge::Dtype::f32, n);
+        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
+        char line[128];
+        std::snprintf(line, sizeof line, "n=%lld: %s1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)", (long long)n,
+                      what, g[0], g[1], g[1] / g[0]);
+        out->lines.push_back(line);
+        if (g[1] >= 1.2 * g[0]) return double(n) * double(n) * double(n);
+    }
+    return 0;
 }
 
 }  // namespace
@@ -296,21 +319,8 @@ void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParam
     one.small_path = true;
     ridge::GemmPlan two = one;
     two.threads = 2;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t n : {48, 64, 80, 96, 112, 128, 160, 192}) {
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
-        Problem p(ridge::Dtype::f32, n);
-        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
-        char line[128];
-        std::snprintf(line, sizeof line, "n=%lld small path: 1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)",
-                      (long long)n, g[0], g[1], g[1] / g[0]);
-        out->lines.push_back(line);
-        // As on the blocked path: the first size where the second thread clearly pays.
-        if (g[1] >= 1.2 * g[0]) {
-            out->small_min_flops_per_thread = double(n) * double(n) * double(n);
-            break;
-        }
-    }
+    out->small_min_flops_per_thread =
+        flops_per_thread_where_two_pay(one, two, {48, 64, 80, 96, 112, 128, 160, 192}, "small path: ", seconds, out);
 }
 
 void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
@@ -341,23 +351,9 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
 void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
                              Crossover* out) {
     if (omp_get_max_threads() < 2) return;
-    const ridge::GemmPlan one = blocked_plan(kernel, blocking, 1), two = blocked_plan(kernel, blocking, 2);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t n : {96, 128, 160, 192, 256, 320}) {
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
-        Problem p(ridge::Dtype::f32, n);
-        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
-        char line[128];
-        std::snprintf(line, sizeof line, "n=%lld: 1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)", (long long)n, g[0],
-                      g[1], g[1] / g[0]);
-        out->lines.push_back(line);
-        // The first size where a second thread clearly pays (20%, above the noise
-        // of a shared second core): each thread then gets half its flops.
-        if (g[1] >= 1.2 * g[0]) {
-            out->min_flops_per_thread = double(n) * double(n) * double(n);
-            break;
-        }
-    }
+    out->min_flops_per_thread = flops_per_thread_where_two_pay(
+        blocked_plan(kernel, blocking, 1), blocked_plan(kernel, blocking, 2), {96, 128, 160, 192, 256, 320}, "",
+        seconds, out);
 }
 
 }  // namespace ridge_tune

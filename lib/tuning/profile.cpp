@@ -215,14 +215,24 @@ private:
     ProfileStatus read_threads(const JsonNode* threads, Profile* out) {
         if (threads == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(threads)) return fail(ProfileStatus::corrupt, "\"threads\" is not an object");
-        ProfileStatus s = read_figure(threads, "threads", "min_flops_per_thread", &out->min_flops_per_thread);
-        if (s != ProfileStatus::loaded) return s;
-        out->has_threads = true;
-        // Optional (profiles written before the small path had threads lack it).
-        if (doc_.object_get(threads, "small_min_flops_per_thread") == nullptr) return ProfileStatus::loaded;
-        s = read_figure(threads, "threads", "small_min_flops_per_thread", &out->small_min_flops_per_thread);
-        if (s != ProfileStatus::loaded) return s;
-        out->has_small_threads = true;
+        // Either figure may be absent (the tuner writes what it measured: on a
+        // busy second core the blocked path's may never pay), not both.
+        const bool blocked = doc_.object_get(threads, "min_flops_per_thread") != nullptr;
+        const bool small = doc_.object_get(threads, "small_min_flops_per_thread") != nullptr;
+        if (!blocked && !small)
+            return fail(ProfileStatus::corrupt,
+                        "threads.min_flops_per_thread and threads.small_min_flops_per_thread are both missing");
+        if (blocked) {
+            const ProfileStatus s = read_figure(threads, "threads", "min_flops_per_thread", &out->min_flops_per_thread);
+            if (s != ProfileStatus::loaded) return s;
+        }
+        if (small) {
+            const ProfileStatus s =
+                read_figure(threads, "threads", "small_min_flops_per_thread", &out->small_min_flops_per_thread);
+            if (s != ProfileStatus::loaded) return s;
+        }
+        out->has_threads = blocked;
+        out->has_small_threads = small;
         return ProfileStatus::loaded;
     }
 

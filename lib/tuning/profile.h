@@ -22,8 +22,8 @@
 //   },
 //   "small_path": {"max_volume": 4096000, "max_a_floats": 262144},      (optional)
 //   "skinny_path": {"max_columns": 64},                                  (optional)
-//   "threads": {"min_flops_per_thread": 8000000,                         (optional)
-//               "small_min_flops_per_thread": 884736}                    (optional within)
+//   "threads": {"min_flops_per_thread": 8000000,                         (optional;
+//               "small_min_flops_per_thread": 884736}                     at least one of the two)
 // }
 // Unknown members are ignored (provenance, future fields). "kernels" is required (it
 // may be empty) and holds at most Profile::kMaxKernels entries: more is `corrupt`,
