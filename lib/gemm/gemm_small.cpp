@@ -26,9 +26,12 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t tile_rows(int64_t rest, int64_t MR) { return rest <= MR + MR / 2 ? rest : MR; }
 
 // Transposed A is packed one panel per row tile, `panel_width` rows wide (MR,
-// or the merged last tile rounded up to whole vectors), panel of the tile at
-// row i0 at i0 * panel_depth(k): within the MR-panel layout's footprint.
-int64_t panel_width(int64_t mr, int64_t MR) { return std::max(MR, (mr + 15) / 16 * 16); }
+// or the merged last tile rounded up to whole vectors of the kernel's lanes),
+// panel of the tile at row i0 at i0 * panel_depth(k): within the MR-panel
+// layout's footprint.
+int64_t panel_width(int64_t mr, const GemmKernel& ker) {
+    return std::max<int64_t>(ker.MR, ceil_div(mr, ker.lanes) * ker.lanes);
+}
 
 // Column tiles [first_tile, last_tile) of C (NR columns each, the last one narrower),
 // every row. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in place.
@@ -47,7 +50,7 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a
             mr = tile_rows(g.m - i0, MR);
             // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
-            const int64_t a_step = packed_a ? panel_width(mr, MR) : g.lda;
+            const int64_t a_step = packed_a ? panel_width(mr, ker) : g.lda;
             ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta, g.c + i0 + j0 * g.ldc, g.ldc);
         }
     }
@@ -59,7 +62,7 @@ void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
     const float* a = static_cast<const float*>(g.a);
     for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
         mr = tile_rows(g.m - i0, ker.MR);
-        ker.pack_panel(a + i0 * g.lda, g.lda, false, mr, g.k, panel_width(mr, ker.MR), buf + i0 * panel_depth(g.k));
+        ker.pack_panel(a + i0 * g.lda, g.lda, false, mr, g.k, panel_width(mr, ker), buf + i0 * panel_depth(g.k));
     }
 }
 

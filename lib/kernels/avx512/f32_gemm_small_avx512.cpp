@@ -43,7 +43,7 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     // alternating builds, 1 thread: 64^3 156-170 -> 169-173, 96^3 165-172 ->
     // 175-181, 128^3 169-179 -> 178-182 GFLOP/s. The k loop unrolled 4 times
     // rather than 2: +1-3% at 32^3-128^3 (three alternating runs each).
-    const float* b_hi = b + 6 * b_col;
+    const float* b_hi = NR > 6 ? b + 6 * b_col : b;  // (never formed past B for narrow tiles)
 #pragma GCC unroll 4
     for (int64_t p = 0; p < k; ++p) {
         __m512 col[V];
