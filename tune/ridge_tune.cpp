@@ -186,13 +186,18 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");
     for (const std::string& line : run.crossover.lines) std::printf("  %s\n", line.c_str());
-    std::printf("  small path up to m*n*k = %.4g (library default %.4g); a thread per %.3g flops (default %.3g%s)\n",
-                run.crossover.small_max_volume, cfg.small_max_volume, run.crossover.min_flops_per_thread,
-                cfg.min_flops_per_thread, run.crossover.min_flops_per_thread > 0 ? "" : ": kept");
-    std::printf("  on the small path a thread per %.3g flops (default %.3g%s)\n", run.crossover.small_min_flops_per_thread,
-                cfg.small_min_flops_per_thread, run.crossover.small_min_flops_per_thread > 0 ? "" : ": kept");
+    // Beside each figure, the one the library used before this run (the built-in
+    // one, or the profile it loaded). A figure not measured is left out of the
+    // new profile, and the library's built-in one applies.
+    auto measured = [](double v) { return v > 0 ? "" : " (not measured)"; };
+    std::printf("  small path up to m*n*k = %.4g (before this run %.4g)\n", run.crossover.small_max_volume,
+                cfg.small_max_volume);
+    std::printf("  a thread per %.3g flops%s on the blocked path (before %.3g), %.3g%s on the small path (before %.3g)\n",
+                run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
+                cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,
+                measured(run.crossover.small_min_flops_per_thread), cfg.small_min_flops_per_thread);
     if (run.crossover.skinny_max_columns > 0)
-        std::printf("  skinny path up to n = %lld columns (library default %lld)\n",
+        std::printf("  skinny path up to n = %lld columns (before this run %lld)\n",
                     (long long)run.crossover.skinny_max_columns, (long long)cfg.skinny_max_columns);
 }
 
