@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <memory>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -217,6 +218,25 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
     if (std::string(path) != r.path)
         return ::testing::AssertionFailure() << call.describe() << ": path " << r.path << ", expected " << path;
     return matches(call, ops.c, expect, bound_for(call));
+}
+
+// A shape dispatch must send down `path` (both operands as stored unless
+// transposed; lda_pad added to A's smallest leading dimension).
+struct DispatchCase {
+    int64_t m, n, k;
+    bool ta, tb;
+    int64_t lda_pad;
+    const char* path;
+};
+
+// Every case through the dispatcher with alpha and beta: each on its path, each result right.
+void expect_paths(std::initializer_list<DispatchCase> cases, float alpha, float beta, std::mt19937& rng) {
+    for (const DispatchCase& c : cases) {
+        Call call;
+        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta, call.tb = c.tb, call.lda_pad = c.lda_pad;
+        call.alpha = alpha, call.beta = beta;
+        EXPECT_TRUE(dispatched_on(c.path, call, rng));
+    }
 }
 
 // A kernel's C-streaming twin (non-temporal stores) writes exactly what the
@@ -593,22 +613,14 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny_f32 == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
-    struct Case {
-        int64_t m, n, k;
-        bool ta;
-        const char* path;
-    };
     const int64_t widest = ridge::runtime_config().skinny_max_columns;  // 64 unless a profile moved it
     ASSERT_GT(widest, 24);
-    const Case cases[] = {{300, 24, 1000, false, "skinny"},     {600, widest, 500, false, "skinny"},
-                          {300, 40, 1000, false, "blocked"},    {600, widest + 1, 500, false, "blocked"},
-                          {600, 40, 500, true, "blocked"}};
-    for (const Case& c : cases) {
-        Call call;
-        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta;
-        call.alpha = -1.5f, call.beta = 0.5f;
-        EXPECT_TRUE(dispatched_on(c.path, call, rng));
-    }
+    expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
+                  {600, widest, 500, false, false, 0, "skinny"},
+                  {300, 40, 1000, false, false, 0, "blocked"},
+                  {600, widest + 1, 500, false, false, 0, "blocked"},
+                  {600, 40, 500, true, false, 0, "blocked"}},
+                 -1.5f, 0.5f, rng);
 }
 
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape
@@ -620,23 +632,16 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
     ASSERT_GE(ridge::runtime_config().small_max_volume, 256.0 * 256.0 * 256.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 13);
-    struct Case {
-        int64_t m, n, k;
-        bool ta, tb;
-        int64_t lda_pad;
-        const char* path;
-    };
     const char* wide = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
-    const Case cases[] = {{256, 256, 256, false, false, 0, "small"},     {200, 300, 250, true, false, 400, "small"},
-                          {150, 150, 150, true, true, 0, "small"},       {256, 256, 256, false, true, 0, "blocked"},
-                          {1024, 200, 100, false, false, 0, "blocked"},  {300, 20, 800, false, false, 0, wide},
-                          {256, 256, 256, false, false, 257, "blocked"}, {150, 150, 150, false, false, 900, "small"}};
-    for (const Case& c : cases) {
-        Call call;
-        call.m = c.m, call.n = c.n, call.k = c.k, call.ta = c.ta, call.tb = c.tb, call.lda_pad = c.lda_pad;
-        call.alpha = 1.5f, call.beta = -0.5f;
-        EXPECT_TRUE(dispatched_on(c.path, call, rng));
-    }
+    expect_paths({{256, 256, 256, false, false, 0, "small"},
+                  {200, 300, 250, true, false, 400, "small"},     // transposed A: its lda does not matter
+                  {150, 150, 150, true, true, 0, "small"},        // up to 160^3: any shape
+                  {256, 256, 256, false, true, 0, "blocked"},     // B transposed
+                  {1024, 200, 100, false, false, 0, "blocked"},   // more than 512 rows
+                  {300, 20, 800, false, false, 0, wide},          // a skinny path's shape
+                  {256, 256, 256, false, false, 257, "blocked"},  // A's columns 513 floats apart
+                  {150, 150, 150, false, false, 900, "small"}},
+                 1.5f, -0.5f, rng);
 }
 
 // Dispatch sends few-row fp32 problems above the volume where the small path
