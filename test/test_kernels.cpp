@@ -573,10 +573,11 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
 }
 
 // The driver's few-rows path (m <= 16, B read in place) with each kernel that
-// has one: every m from 1 to 16 (one or two 8-row tiles), n around the groups
-// of 3 columns (remainders of 1 and 2), k around the 16-wide steps (the masked
-// tail), every transpose pair, padded leading dimensions, and 1 and 3 threads
-// (groups split between them).
+// has one: every m from 1 to 16 (dot products in one or two 8-row tiles up to
+// 8, outer products of 16-row columns above), n around the groups of 3 and of
+// 24 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1),
+// k around the 16-wide steps (the masked tail), every transpose pair, padded
+// leading dimensions, and 1 and 3 threads (groups split between them).
 TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
@@ -589,7 +590,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
         for (int64_t m = 1; m <= 16; ++m)
-            for (int64_t n : {1, 2, 3, 4, 7, 23, 24, 25, 48, 71})
+            for (int64_t n : {1, 2, 3, 4, 7, 12, 23, 24, 25, 32, 48, 71})
                 for (int64_t k : {1, 2, 15, 16, 17, 33, 100}) {
                     Call call;
                     call.m = m, call.n = n, call.k = k;
@@ -597,7 +598,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
                     call.ta = t & 1, call.tb = t & 2;
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
-                    plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;
+                    plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;  // 3 threads: at least 2 groups of 24
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }

@@ -92,7 +92,9 @@ bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const G
 }
 
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
-// columns, as dot products with the rows of A (gemm_skinny_m.cpp); the 32-row
+// columns, against A packed once (gemm_skinny_m.cpp: outer products for 9-16
+// rows, dot products up to 8; the dot-product kernel alone is enough for the
+// path, any m); the 32-row
 // kernels would waste half their tile and pack all of B first. Measured in
 // bench/shapes/skinny.txt.
 constexpr int64_t kSkinnyMaxRows = 16;

@@ -1,12 +1,15 @@
 // Skinny GEMM, few rows: C (m x n, m <= 16) = alpha * op(A) * op(B) + beta * C.
 //
 // Here op(B), k x n, is the large operand and each of its elements is used by
-// only m rows: packing it would read and write all of B to save nothing. The
-// kernel (GemmKernel::few_rows_f32) computes each C(i, j) as the dot product
-// of row i of op(A) with column j of op(B), both contiguous along k: B is read
-// in place, once, straight down its columns (what the hardware prefetchers
-// follow best); op(A), at most 16 x k, is packed once into zero-padded rows
-// (64 KiB per 1024 of k, from L2) that every group of columns reuses.
+// only m rows: packing it would read and write all of B to save nothing. B is
+// read in place, once, straight down its columns (what the hardware
+// prefetchers follow best); op(A), at most 16 x k, is packed once (64 KiB per
+// 1024 of k, from L2) and reused by every group of columns. Two kernel forms:
+// - 9 to 16 rows, outer products (GemmKernel::few_rows_outer_f32): op(A)
+//   packed as a 16 x k panel of columns, groups of 24 columns of B;
+// - up to 8 rows (or no outer kernel), dot products (few_rows_f32): C(i, j) is
+//   row i of op(A) (packed into zero-padded rows) times column j of B, groups
+//   of 3 columns. Outer products spend 16 lanes per FMA whatever m is.
 // Transposed B (dispatch sends it elsewhere, but the path accepts it) has
 // strided columns: each group of columns is copied contiguous first.
 // Threads split the groups of columns: each C element is computed by one
@@ -22,9 +25,18 @@ namespace ridge {
 namespace {
 
 constexpr int64_t kRows = 16;      // the most rows the path takes
-constexpr int64_t kRowGroup = 8;   // the kernel's tile height: rows are packed up to a multiple of 8
-constexpr int64_t kGroupCols = 3;  // the kernel's tile width
+constexpr int64_t kRowGroup = 8;   // the dot kernel's tile height: rows are packed up to a multiple of 8
 constexpr int64_t kKStep = 16;     // one zmm along k: rows are padded to a multiple of this
+// Columns per group (one kernel call): the kernels' tile widths.
+constexpr int64_t kDotGroupCols = 3;
+constexpr int64_t kOuterGroupCols = 24;
+
+bool outer_form(const GemmArgs& g, const GemmKernel& ker) {
+    return g.m > kRowGroup && ker.few_rows_outer_f32 != nullptr;
+}
+int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
+    return outer_form(g, ker) ? kOuterGroupCols : kDotGroupCols;
+}
 
 // Row stride of the packed A: k rounded up to 16, plus 16 floats so that rows
 // 64 KiB-multiple apart do not all fall into the same L1 set.
@@ -46,10 +58,22 @@ void pack_rows(const GemmArgs& g, float* ar) {
         for (int64_t i = 0; i < g.m; ++i) ar[i * stride + p] = a[i + p * g.lda];
 }
 
-// One group of up to 3 columns starting at column j0.
-void run_group(const GemmArgs& g, const GemmKernel& ker, const float* ar, float* b_copy, int64_t j0) {
+// a16[p*16 + i] = op(A)(i, p), zeros in rows m .. 15: the outer kernel's panel.
+void pack_columns(const GemmArgs& g, float* a16) {
+    const float* a = static_cast<const float*>(g.a);
+    std::fill(a16, a16 + kRows * g.k, 0.0f);
+    for (int64_t p = 0; p < g.k; ++p)
+        for (int64_t i = 0; i < g.m; ++i) a16[p * kRows + i] = g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda];
+}
+
+int64_t packed_floats(const GemmArgs& g, const GemmKernel& ker) {
+    return outer_form(g, ker) ? kRows * g.k : packed_rows(g.m) * packed_row_stride(g.k);
+}
+
+// One group of columns starting at column j0, from A packed by the form's packer.
+void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0) {
     const float* b = static_cast<const float*>(g.b);
-    const int64_t nr = std::min(kGroupCols, g.n - j0);
+    const int64_t nr = std::min(group_columns(g, ker), g.n - j0);
     const float* cols = b + j0 * g.ldb;  // op(B)(p, j) = b[p + j*ldb]
     int64_t ld = g.ldb;
     if (g.trans_b) {  // op(B)(p, j) = b[j + p*ldb]: gather the columns
@@ -58,14 +82,18 @@ void run_group(const GemmArgs& g, const GemmKernel& ker, const float* ar, float*
         cols = b_copy;
         ld = g.k;
     }
-    ker.few_rows_f32(g.m, nr, g.k, g.alpha, ar, packed_row_stride(g.k), cols, ld, g.beta, g.c + j0 * g.ldc, g.ldc);
+    if (outer_form(g, ker))
+        ker.few_rows_outer_f32(g.m, nr, g.k, g.alpha, packed_a, cols, ld, g.beta, g.c + j0 * g.ldc, g.ldc);
+    else
+        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, g.beta,
+                         g.c + j0 * g.ldc, g.ldc);
 }
 
 // This thread's buffer for transposed B's gathered columns (none needed otherwise).
-float* b_copy_buffer(const GemmArgs& g) {
+float* b_copy_buffer(const GemmArgs& g, const GemmKernel& ker) {
     if (!g.trans_b) return nullptr;
     Workspace* ws = this_thread_workspace();
-    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(kGroupCols * g.k));
+    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(group_columns(g, ker) * g.k));
 }
 
 }  // namespace
@@ -73,15 +101,19 @@ float* b_copy_buffer(const GemmArgs& g) {
 ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
     static_assert(kRows % kRowGroup == 0, "whole row groups");
     Workspace* ws = this_thread_workspace();
-    float* ar = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_rows(g.m) * packed_row_stride(g.k)));
-    if (ar == nullptr) return RIDGE_OUT_OF_MEMORY;
-    pack_rows(g, ar);
-    const int64_t groups = (g.n + kGroupCols - 1) / kGroupCols;
+    float* packed_a = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_floats(g, ker)));
+    if (packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (outer_form(g, ker))
+        pack_columns(g, packed_a);
+    else
+        pack_rows(g, packed_a);
+    const int64_t width = group_columns(g, ker);
+    const int64_t groups = (g.n + width - 1) / width;
     const int team = int(std::min<int64_t>(std::max(threads, 1), groups));
     if (team <= 1) {
-        float* b_copy = b_copy_buffer(g);
+        float* b_copy = b_copy_buffer(g, ker);
         if (g.trans_b && b_copy == nullptr) return RIDGE_OUT_OF_MEMORY;
-        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, ar, b_copy, q * kGroupCols);
+        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, packed_a, b_copy, q * width);
         return RIDGE_SUCCESS;
     }
     // Every thread gets its buffer before any thread writes C: out of memory in
@@ -89,7 +121,7 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int thr
     ridge_status status = RIDGE_SUCCESS;
 #pragma omp parallel num_threads(team)
     {
-        float* b_copy = b_copy_buffer(g);
+        float* b_copy = b_copy_buffer(g, ker);
         if (g.trans_b && b_copy == nullptr) {
 #pragma omp critical(ridge_skinny_m_status)
             status = RIDGE_OUT_OF_MEMORY;
@@ -98,7 +130,7 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int thr
         if (status == RIDGE_SUCCESS) {
             const int64_t t = omp_get_thread_num(), parts = omp_get_num_threads();
             for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
-                run_group(g, ker, ar, b_copy, q * kGroupCols);
+                run_group(g, ker, packed_a, b_copy, q * width);
         }
     }
     return status;
