@@ -34,9 +34,9 @@ namespace {
 constexpr int kRows = 16;        // one zmm of fp32
 constexpr int kStepsPerCopy = 16;  // k steps per copy of B: one line of each column
 
-// Steps p0 .. p0 + steps of the tile: copy each column's values to the
-// buffer (masked past k: never reads beyond the column), then one A load and
-// NJ broadcast FMAs per step.
+// `steps` k steps of the tile (16, or the last k % 16 when kSteps is 0), A16
+// and B at their first: copy each column's values to the buffer (masked past
+// k: never reads beyond the column), then one A load and NJ broadcast FMAs per step.
 template <int NJ, int kSteps>
 inline void accumulate_steps(int64_t steps, const float* a16, const float* b, int64_t ldb, float* buffer,
                              __m512 (&acc)[NJ]) {
