@@ -62,13 +62,15 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     }
     const __m512 valpha = _mm512_set1_ps(alpha);
     const __m512 vbeta = _mm512_set1_ps(beta);
+    // alpha == 1 skips the multiply by alpha (exact; see store_tile_avx512.h).
+    const bool unit_alpha = alpha == 1.0f;
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j) {
 #pragma GCC unroll 3
         for (int v = 0; v < V; ++v) {
             float* cv = c + j * ldc + 16 * v;
             const bool full = kFull || v < V - 1;
-            __m512 r = _mm512_mul_ps(valpha, acc[v][j]);
+            __m512 r = unit_alpha ? acc[v][j] : _mm512_mul_ps(valpha, acc[v][j]);
             if (beta != 0.0f)  // beta == 0: C is not read, a NaN in it does not survive
                 r = _mm512_fmadd_ps(valpha, acc[v][j],
                                     _mm512_mul_ps(vbeta, full ? _mm512_loadu_ps(cv) : _mm512_maskz_loadu_ps(last_rows, cv)));
