@@ -572,12 +572,14 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
     }
 }
 
-// The driver's few-rows path (m <= 16, B read in place) with each kernel that
+// The driver's few-rows path (m <= 48, B read in place) with each kernel that
 // has one: every m from 1 to 16 (dot products in one or two 8-row tiles up to
-// 8, outer products of 16-row columns above), n around the groups of 3 and of
-// 24 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1),
-// k around the 16-wide steps (the masked tail), every transpose pair, padded
-// leading dimensions, and 1 and 3 threads (groups split between them).
+// 8, outer products of 16-row columns above) and m around 32 and 48 (outer
+// products of 2 and 3 vectors, the last one masked), n around the groups of 3
+// and of 24, 12 or 8 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 =
+// 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1), k around the 16-wide
+// steps (the masked tail), every transpose pair, padded leading dimensions,
+// and 1 and 3 threads (groups split between them).
 TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
@@ -589,7 +591,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
         ridge::GemmPlan plan = plan_with_model_blocking(ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
-        for (int64_t m = 1; m <= 16; ++m)
+        for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48})
             for (int64_t n : {1, 2, 3, 4, 7, 12, 23, 24, 25, 32, 48, 71})
                 for (int64_t k : {1, 2, 15, 16, 17, 33, 100}) {
                     Call call;
@@ -598,7 +600,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
                     call.ta = t & 1, call.tb = t & 2;
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
-                    plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;  // 3 threads: at least 2 groups of 24
+                    plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;  // 3 threads: at least 2 groups
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }
@@ -646,8 +648,10 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
 }
 
 // Dispatch sends few-row fp32 problems above the volume where the small path
-// takes any shape (160^3) to the few-rows path when the chosen kernel has one,
-// and leaves them to the small path at or below it (the result right either way).
+// takes any shape (160^3) to the few-rows path when the chosen kernel has one
+// (up to 16 rows), and leaves them to the small path at or below it; with an
+// outer-product kernel also 17-48 rows that the small path does not take,
+// while A's packed panel fits in half of L2 (the result right on every path).
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
@@ -662,6 +666,19 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
         call.n += 25;  // just above it
         EXPECT_TRUE(dispatched_on("skinny_m", call, rng)) << "m=" << m;
     }
+    if (ker->few_rows_outer_f32 == nullptr) return;
+    // 17-48 rows: where the small path does not take them (above 512^3, or
+    // A's columns more than 512 floats apart), up to 48 rows and while A's
+    // packed panel (32 rows x k) fits in half of L2.
+    const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 32)) + 16;
+    const int64_t wide = int64_t(512.0 * 512.0 * 512.0 / (32.0 * double(long_k - 32))) + 1;
+    expect_paths({{32, 1024, 512, false, false, 0, "small"},
+                  {17, 300, 1000, false, false, 600, "skinny_m"},
+                  {48, 400, 400, false, false, 600, "skinny_m"},
+                  {32, wide, long_k - 32, false, false, 0, "skinny_m"},
+                  {32, wide, long_k, false, false, 0, "blocked"},
+                  {49, 4096, 1024, false, false, 0, "blocked"}},
+                 0.5f, 0.0f, rng);
 }
 
 // --- The driver's side of the microkernel contract (lib/kernels/gemm_kernel.h) ---

@@ -48,7 +48,7 @@ constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
 
 // Up to this volume (the small path's limit before it had threads) it takes
 // every shape. Above it, only shapes like the squares it was measured on:
-// - not the skinny paths' shapes (m <= 16, or few columns), which those
+// - not the skinny paths' shapes (m <= 16, or up to 48 with the outer kernel; or few columns), which those
 //   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
 // - B not transposed: transposed, each k step of a 12-column tile of B is
 //   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
@@ -94,15 +94,29 @@ bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const G
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
 // columns, against A packed once (gemm_skinny_m.cpp: outer products for 9-16
 // rows, dot products up to 8; the dot-product kernel alone is enough for the
-// path, any m); the 32-row
-// kernels would waste half their tile and pack all of B first. Measured in
-// bench/shapes/skinny.txt.
+// path, any m); the 32-row kernels would waste half their tile and pack all of
+// B first. Measured in bench/shapes/skinny.txt.
 constexpr int64_t kSkinnyMaxRows = 16;
+
+// With the outer-product kernel the path takes up to 48 rows: packing B would
+// still reuse each of its elements at most twice (m / MR) for a read and a
+// write of all of B. Measured, 1 thread, ridge-bench, m x 4096 x 4096 (GFLOP/s,
+// this path / the blocked path, alternating builds; oneDNN in one run):
+// m = 24 116 / 53-56 (oneDNN 78), 32 155-158 / 74-79 (109), 48 166-168 / 76-81
+// (121); 40 x 1024 x 2048 153 (oneDNN 133). Only what the small path does not
+// take (see use_small_path), and only while the packed panel of A (m rounded
+// up to 16, times k) stays within half of L2: every group of columns reads
+// all of it again.
+constexpr int64_t kOuterMaxRows = 48;
 
 // B transposed is left to the blocked path: its columns are then strided, and
 // the few-rows path would have to gather each of them first.
 bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
-    return g.input == Dtype::f32 && kernel.few_rows_f32 != nullptr && g.m <= kSkinnyMaxRows && !g.trans_b;
+    if (g.input != Dtype::f32 || g.trans_b || kernel.few_rows_f32 == nullptr) return false;
+    if (g.m <= kSkinnyMaxRows) return true;
+    const double panel_bytes = 4.0 * double((g.m + 15) / 16 * 16) * double(g.k);
+    return kernel.few_rows_outer_f32 != nullptr && g.m <= kOuterMaxRows &&
+           panel_bytes <= double(machine_topology().l2.size_bytes) / 2;
 }
 
 // A short k (all of it one KC step of at most ~32) makes each microkernel call
@@ -142,7 +156,11 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
     const double padded_a = panels * double(kernel.MR) * double(g.k);
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    const bool square_like = !use_skinny_m_path(kernel, g) && !use_skinny_path(cfg, kernel, g) && !g.trans_b &&
+    // (17-48 rows stay here: within its volume the small path, B broadcast in
+    // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
+    // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
+    const bool few_rows = g.m <= kSkinnyMaxRows && use_skinny_m_path(kernel, g);
+    const bool square_like = !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b &&
                              g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
     return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= cfg.small_max_a_floats &&
            volume <= cfg.small_max_volume && (volume <= kSmallAnyShapeMaxVolume || square_like);

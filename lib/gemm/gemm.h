@@ -34,7 +34,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
-    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 16, kernel->few_rows_f32 must exist)
+    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer_f32 too)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
     // the dispatcher only when the twin exists, beta = 0, k is one KC step and C
     // and ldc make every full tile 64-byte aligned (use_streaming_c).
@@ -70,7 +70,7 @@ ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, i
 // read and written once per chunk.
 int64_t skinny_chunk_columns(int64_t n);
 
-// Few rows of C (m <= 16), fp32: op(B) read once in place, op(A) packed as rows (gemm_skinny_m.cpp).
+// Few rows of C (m <= 48), fp32: op(B) read once in place, op(A) packed once (gemm_skinny_m.cpp).
 ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.

@@ -1,12 +1,14 @@
-// Skinny GEMM, few rows: C (m x n, m <= 16) = alpha * op(A) * op(B) + beta * C.
+// Skinny GEMM, few rows: C (m x n, m <= 48) = alpha * op(A) * op(B) + beta * C.
 //
 // Here op(B), k x n, is the large operand and each of its elements is used by
 // only m rows: packing it would read and write all of B to save nothing. B is
 // read in place, once, straight down its columns (what the hardware
-// prefetchers follow best); op(A), at most 16 x k, is packed once (64 KiB per
-// 1024 of k, from L2) and reused by every group of columns. Two kernel forms:
-// - 9 to 16 rows, outer products (GemmKernel::few_rows_outer_f32): op(A)
-//   packed as a 16 x k panel of columns, groups of 24 columns of B;
+// prefetchers follow best); op(A), at most 48 x k, is packed once (64 KiB per
+// 1024 of k and 16 rows, from L2) and reused by every group of columns. Two
+// kernel forms:
+// - 9 to 48 rows, outer products (GemmKernel::few_rows_outer_f32): op(A)
+//   packed as a panel of columns 16, 32 or 48 rows tall, groups of 24, 12 or
+//   8 columns of B (24 accumulators);
 // - up to 8 rows (or no outer kernel), dot products (few_rows_f32): C(i, j) is
 //   row i of op(A) (packed into zero-padded rows) times column j of B, groups
 //   of 3 columns. Outer products spend 16 lanes per FMA whatever m is.
@@ -24,18 +26,19 @@
 namespace ridge {
 namespace {
 
-constexpr int64_t kRows = 16;      // the most rows the path takes
+constexpr int64_t kLanes = 16;     // rows per vector of the outer kernel's panel
 constexpr int64_t kRowGroup = 8;   // the dot kernel's tile height: rows are packed up to a multiple of 8
 constexpr int64_t kKStep = 16;     // one zmm along k: rows are padded to a multiple of this
 // Columns per group (one kernel call): the kernels' tile widths.
 constexpr int64_t kDotGroupCols = 3;
-constexpr int64_t kOuterGroupCols = 24;
+constexpr int64_t kOuterAccumulators = 24;  // the outer kernel's tile: 24 / vectors columns
 
 bool outer_form(const GemmArgs& g, const GemmKernel& ker) {
     return g.m > kRowGroup && ker.few_rows_outer_f32 != nullptr;
 }
+int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
 int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
-    return outer_form(g, ker) ? kOuterGroupCols : kDotGroupCols;
+    return outer_form(g, ker) ? kOuterAccumulators / outer_vectors(g.m) : kDotGroupCols;
 }
 
 // Row stride of the packed A: k rounded up to 16, plus 16 floats so that rows
@@ -58,16 +61,18 @@ void pack_rows(const GemmArgs& g, float* ar) {
         for (int64_t i = 0; i < g.m; ++i) ar[i * stride + p] = a[i + p * g.lda];
 }
 
-// a16[p*16 + i] = op(A)(i, p), zeros in rows m .. 15: the outer kernel's panel.
-void pack_columns(const GemmArgs& g, float* a16) {
+// panel[p*R + i] = op(A)(i, p), R = m rounded up to 16, zeros in rows m .. R-1:
+// the outer kernel's panel.
+void pack_columns(const GemmArgs& g, float* panel) {
     const float* a = static_cast<const float*>(g.a);
-    std::fill(a16, a16 + kRows * g.k, 0.0f);
+    const int64_t R = outer_vectors(g.m) * kLanes;
+    std::fill(panel, panel + R * g.k, 0.0f);
     for (int64_t p = 0; p < g.k; ++p)
-        for (int64_t i = 0; i < g.m; ++i) a16[p * kRows + i] = g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda];
+        for (int64_t i = 0; i < g.m; ++i) panel[p * R + i] = g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda];
 }
 
 int64_t packed_floats(const GemmArgs& g, const GemmKernel& ker) {
-    return outer_form(g, ker) ? kRows * g.k : packed_rows(g.m) * packed_row_stride(g.k);
+    return outer_form(g, ker) ? outer_vectors(g.m) * kLanes * g.k : packed_rows(g.m) * packed_row_stride(g.k);
 }
 
 // One group of columns starting at column j0, from A packed by the form's packer.
@@ -99,7 +104,6 @@ float* b_copy_buffer(const GemmArgs& g, const GemmKernel& ker) {
 }  // namespace
 
 ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    static_assert(kRows % kRowGroup == 0, "whole row groups");
     Workspace* ws = this_thread_workspace();
     float* packed_a = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_floats(g, ker)));
     if (packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;

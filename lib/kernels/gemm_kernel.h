@@ -60,14 +60,14 @@ using GemmFewRowsUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha
                                    int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
                                    int64_t ldc);
 
-// Few-rows kernel (9 <= m <= 16 is where it pays), outer-product form (see
+// Few-rows kernel, outer-product form (9 <= m <= 48 is where it pays; see
 // gemm_skinny_m.cpp):
-//   C[0:m, 0:nr] = alpha * A16[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  m <= 16
-// A16(i, p) = a16[p*16 + i]: a packed 16 x k panel, 64-byte aligned, zeros in
-// rows m .. 15. Column j of B is b + j*ldb, k contiguous values, never read
-// past k; any nr. beta == 0: C is written, never read. Nothing outside m x nr
-// of C is touched.
-using GemmFewRowsOuterUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* a16,
+//   C[0:m, 0:nr] = alpha * A[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  m <= 48
+// A is a packed panel of R = 16 * ceil(m / 16) rows: A(i, p) = panel[p*R + i],
+// 64-byte aligned, zeros in rows m .. R-1. Column j of B is b + j*ldb, k
+// contiguous values, never read past k; any nr. beta == 0: C is written, never
+// read. Nothing outside m x nr of C is touched.
+using GemmFewRowsOuterUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
@@ -97,7 +97,7 @@ void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float
 void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
                                         int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc);
-void ukr_f32_gemm_few_rows_16x24__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* a16,
+void ukr_f32_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Set-up and tear-down a kernel may need around its calls on one thread

@@ -1,15 +1,17 @@
-// Few rows of C (9 to 16 of them), AVX-512, in outer-product form: the 16
-// rows of a column of C are one zmm, so a k step is one load of op(A)'s column
-// (16 rows, from a packed 16 x k panel in L2) and one FMA per column of C with
-// B's element broadcast from memory (the FMA's embedded broadcast: one uop).
+// Few rows of C (9 to 48 of them), AVX-512, in outer-product form: the rows
+// of a column of C are 1, 2 or 3 zmm, so a k step loads that many vectors of
+// op(A)'s column (from a packed panel in L2) and multiplies them by B's
+// element of each column of the tile, broadcast from memory (with one vector
+// the broadcast is the FMA's embedded operand: one uop).
 //
-// Why not the dot-product kernel (f32_gemm_few_rows_avx512.cpp) for these m:
+// Why not the dot-product kernel (f32_gemm_few_rows_avx512.cpp) for 9-16 rows:
 // it loads 8 rows of A and 3 columns of B (11 vectors) per 24 FMAs, and with
 // m = 16 it reads A's 16 x k from L2 again for every 3 columns of B; it reached
 // 120-132 GFLOP/s at 16 x 264 x 1024 (B in L2) where this form reached
 // 140-150, and 83-97 against 106-121 at 16 x 4104 x 4096 (B from memory), 1
 // thread, standalone, alternating. With 8 rows or fewer the dot products stay
-// better: this form always spends 16 lanes per FMA.
+// better: this form always spends 16 lanes per FMA. Why not the blocked path
+// for 17-48 rows: it packs all of B to reuse each element at most twice.
 //
 // B is read in place, down its columns, but not broadcast straight from it:
 // a tile's 24 columns are ldb apart, and when ldb is a multiple of 1 KiB
@@ -17,12 +19,13 @@
 // into one L1 set, 24 lines into 12 ways (measured: 95-99 GFLOP/s broadcasting
 // in place with ldb = 1024 against 149 with ldb padded by 16). So every 16 k
 // steps the kernel copies the tile's next 16 values of each column (one line
-// each, read once from memory) into a 24-line buffer on the stack, and
-// broadcasts from there. Software prefetch of B measured no better than the
-// hardware prefetchers following the 24 sequential column streams.
+// each, read once from memory) into a buffer of one line per column on the
+// stack, and broadcasts from there. Software prefetch of B measured no better
+// than the hardware prefetchers following the sequential column streams.
 //
-// Tile: 16 rows x 24 columns (24 zmm accumulators + A's column). Narrower
-// remainders run as tiles of 16, 8, 4, 2 and 1 columns.
+// Tiles: 24 accumulators, as 16 rows x 24 columns, 32 x 12 or 48 x 8 (the
+// last vector of rows masked). Narrower remainders run as at most one tile of
+// each narrower width (16, 8, 4, 2, 1 columns).
 #include <immintrin.h>
 
 #include "kernels/avx512/lanes_avx512.h"
@@ -31,15 +34,17 @@
 namespace ridge {
 namespace {
 
-constexpr int kRows = 16;        // one zmm of fp32
+constexpr int kLanes = 16;         // fp32 lanes of a zmm: rows per vector of the tile
 constexpr int kStepsPerCopy = 16;  // k steps per copy of B: one line of each column
 
-// `steps` k steps of the tile (16, or the last k % 16 when kSteps is 0), A16
-// and B at their first: copy each column's values to the buffer (masked past
-// k: never reads beyond the column), then one A load and NJ broadcast FMAs per step.
-template <int NJ, int kSteps>
-inline void accumulate_steps(int64_t steps, const float* a16, const float* b, int64_t ldb, float* buffer,
-                             __m512 (&acc)[NJ]) {
+// `steps` k steps of the tile (16, or the last k % 16 when kSteps is 0), the
+// panel and B at their first: copy each column's values to the buffer (masked
+// past k: never reads beyond the column), then per step V loads of A's column
+// and NJ broadcasts, each feeding V FMAs (with V = 1 the broadcast folds into
+// the FMA as its embedded-broadcast operand).
+template <int V, int NJ, int kSteps>
+inline void accumulate_steps(int64_t steps, const float* panel, const float* b, int64_t ldb, float* buffer,
+                             __m512 (&acc)[V][NJ]) {
     const __mmask16 valid = first_lanes(steps);
     // One column at a time through a running pointer: unrolled across all
     // columns, GCC keeps every column's address in a register of its own and
@@ -53,52 +58,78 @@ inline void accumulate_steps(int64_t steps, const float* a16, const float* b, in
     const int64_t count = kSteps == kStepsPerCopy ? kStepsPerCopy : steps;
 #pragma GCC unroll 4
     for (int64_t q = 0; q < count; ++q) {
-        const __m512 a_column = _mm512_load_ps(a16 + q * kRows);
+        __m512 a_column[V];
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) a_column[v] = _mm512_load_ps(panel + (q * V + v) * kLanes);
 #pragma GCC unroll 24
-        for (int j = 0; j < NJ; ++j)
-            acc[j] = _mm512_fmadd_ps(a_column, _mm512_set1_ps(buffer[j * kStepsPerCopy + q]), acc[j]);
+        for (int j = 0; j < NJ; ++j) {
+            const __m512 bj = _mm512_set1_ps(buffer[j * kStepsPerCopy + q]);
+#pragma GCC unroll 3
+            for (int v = 0; v < V; ++v) acc[v][j] = _mm512_fmadd_ps(a_column[v], bj, acc[v][j]);
+        }
     }
 }
 
-// C[0:m, 0:NJ] = alpha * A16[0:m, 0:k] * B[0:k, 0:NJ] + beta * C.
-template <int NJ>
-void tile_16xNJ(int64_t m, int64_t k, float alpha, const float* a16, const float* b, int64_t ldb, float beta,
-                float* c, int64_t ldc) {
+// C[0:m, 0:NJ] = alpha * A[0:m, 0:k] * B[0:k, 0:NJ] + beta * C, 16 * (V - 1) < m <= 16 * V.
+template <int V, int NJ>
+void tile(int64_t m, int64_t k, float alpha, const float* panel, const float* b, int64_t ldb, float beta,
+          float* c, int64_t ldc) {
     alignas(64) float buffer[NJ * kStepsPerCopy];
-    __m512 acc[NJ];
+    __m512 acc[V][NJ];
 #pragma GCC unroll 24
-    for (int j = 0; j < NJ; ++j) acc[j] = _mm512_setzero_ps();
+    for (int j = 0; j < NJ; ++j)
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
     int64_t p = 0;
     for (; p + kStepsPerCopy <= k; p += kStepsPerCopy)
-        accumulate_steps<NJ, kStepsPerCopy>(kStepsPerCopy, a16 + p * kRows, b + p, ldb, buffer, acc);
-    if (p < k) accumulate_steps<NJ, 0>(k - p, a16 + p * kRows, b + p, ldb, buffer, acc);
-    const __mmask16 rows = first_lanes(m);
+        accumulate_steps<V, NJ, kStepsPerCopy>(kStepsPerCopy, panel + p * V * kLanes, b + p, ldb, buffer, acc);
+    if (p < k) accumulate_steps<V, NJ, 0>(k - p, panel + p * V * kLanes, b + p, ldb, buffer, acc);
     const __m512 valpha = _mm512_set1_ps(alpha);
 #pragma GCC unroll 24
-    for (int j = 0; j < NJ; ++j) {
-        float* cj = c + j * ldc;
-        __m512 out = _mm512_mul_ps(valpha, acc[j]);
-        if (beta != 0.0f)  // beta == 0: C is written, never read
-            out = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(rows, cj), out);
-        _mm512_mask_storeu_ps(cj, rows, out);
-    }
+    for (int j = 0; j < NJ; ++j)
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) {
+            const __mmask16 rows = first_lanes(m - v * kLanes);
+            float* cv = c + j * ldc + v * kLanes;
+            __m512 out = _mm512_mul_ps(valpha, acc[v][j]);
+            if (beta != 0.0f)  // beta == 0: C is written, never read
+                out = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(rows, cv), out);
+            _mm512_mask_storeu_ps(cv, rows, out);
+        }
 }
+
+using Tile = void (*)(int64_t, int64_t, float, const float*, const float*, int64_t, float, float*, int64_t);
+struct Width {
+    int64_t columns;
+    Tile tile;
+};
+
+// Whole tiles of the widest width (24 accumulators: 24, 12 or 8 columns for
+// 1, 2 or 3 vectors of rows), then a remainder as at most one tile of each
+// narrower width.
+template <int V, size_t N>
+void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    int64_t j = 0;
+    for (const Width& w : widths)
+        for (; nr - j >= w.columns; j += w.columns) w.tile(m, k, alpha, panel, b + j * ldb, ldb, beta, c + j * ldc, ldc);
+}
+
+constexpr Width kOneVector[] = {{24, tile<1, 24>}, {16, tile<1, 16>}, {8, tile<1, 8>},
+                                {4, tile<1, 4>},   {2, tile<1, 2>},   {1, tile<1, 1>}};
+constexpr Width kTwoVectors[] = {{12, tile<2, 12>}, {8, tile<2, 8>}, {4, tile<2, 4>}, {2, tile<2, 2>}, {1, tile<2, 1>}};
+constexpr Width kThreeVectors[] = {{8, tile<3, 8>}, {4, tile<3, 4>}, {2, tile<3, 2>}, {1, tile<3, 1>}};
 
 }  // namespace
 
-void ukr_f32_gemm_few_rows_16x24__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* a16,
-                                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-    using Tile = void (*)(int64_t, int64_t, float, const float*, const float*, int64_t, float, float*, int64_t);
-    struct Width {
-        int64_t columns;
-        Tile tile;
-    };
-    // Whole tiles of 24, then a remainder as at most one tile of each narrower width.
-    constexpr Width kWidths[] = {{24, tile_16xNJ<24>}, {16, tile_16xNJ<16>}, {8, tile_16xNJ<8>},
-                                 {4, tile_16xNJ<4>},   {2, tile_16xNJ<2>},   {1, tile_16xNJ<1>}};
-    int64_t j = 0;
-    for (const Width& w : kWidths)
-        for (; nr - j >= w.columns; j += w.columns) w.tile(m, k, alpha, a16, b + j * ldb, ldb, beta, c + j * ldc, ldc);
+void ukr_f32_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                                        const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    if (m <= kLanes)
+        run_widths<1>(kOneVector, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else if (m <= 2 * kLanes)
+        run_widths<2>(kTwoVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else
+        run_widths<3>(kThreeVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
 }
 
 }  // namespace ridge
