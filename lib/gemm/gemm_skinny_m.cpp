@@ -67,8 +67,12 @@ void pack_columns(const GemmArgs& g, float* panel) {
     const float* a = static_cast<const float*>(g.a);
     const int64_t R = outer_vectors(g.m) * kLanes;
     std::fill(panel, panel + R * g.k, 0.0f);
-    for (int64_t p = 0; p < g.k; ++p)
-        for (int64_t i = 0; i < g.m; ++i) panel[p * R + i] = g.trans_a ? a[p + i * g.lda] : a[i + p * g.lda];
+    if (g.trans_a) {  // a row of op(A) is contiguous: read it in order
+        for (int64_t i = 0; i < g.m; ++i)
+            for (int64_t p = 0; p < g.k; ++p) panel[p * R + i] = a[p + i * g.lda];
+        return;
+    }
+    for (int64_t p = 0; p < g.k; ++p) std::copy(a + p * g.lda, a + p * g.lda + g.m, panel + p * R);
 }
 
 int64_t packed_floats(const GemmArgs& g, const GemmKernel& ker) {
