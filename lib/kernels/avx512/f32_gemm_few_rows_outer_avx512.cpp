@@ -107,7 +107,7 @@ struct Width {
 // Whole tiles of the widest width (24 accumulators: 24, 12 or 8 columns for
 // 1, 2 or 3 vectors of rows), then a remainder as at most one tile of each
 // narrower width.
-template <int V, size_t N>
+template <size_t N>
 void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
     int64_t j = 0;
@@ -125,11 +125,11 @@ constexpr Width kThreeVectors[] = {{8, tile<3, 8>}, {4, tile<3, 4>}, {2, tile<3,
 void ukr_f32_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
     if (m <= kLanes)
-        run_widths<1>(kOneVector, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+        run_widths(kOneVector, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
     else if (m <= 2 * kLanes)
-        run_widths<2>(kTwoVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+        run_widths(kTwoVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
     else
-        run_widths<3>(kThreeVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+        run_widths(kThreeVectors, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
 }
 
 }  // namespace ridge
