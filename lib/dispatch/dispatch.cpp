@@ -48,7 +48,7 @@ constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
 
 // Up to this volume (the small path's limit before it had threads) it takes
 // every shape. Above it, only shapes like the squares it was measured on:
-// - not the skinny paths' shapes (m <= 16, or up to 48 with the outer kernel; or few columns), which those
+// - not the skinny paths' shapes (m <= 16, or few columns), which those
 //   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
 // - B not transposed: transposed, each k step of a 12-column tile of B is
 //   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
