@@ -100,6 +100,26 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
     EXPECT_EQ(0.5f * 0.25f * k, c[0]);
 }
 
+// The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads
+// its packed 32 x k panel of A once per group and B once; its report says so.
+TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->few_rows_outer_f32 == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
+    const int64_t m = 30, n = 200, k = 1000, lda = 600;  // above 160^3, A's columns far apart: not the small path's
+    std::vector<float> a(lda * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), lda,
+                                         b.data(), k, 0.0f, c.data(), m));
+    ridge_set_report(0);
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    ASSERT_STREQ("skinny_m", r.path);
+    const double groups = double(ceil_div(n, 12));
+    EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * n), r.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
+    EXPECT_EQ(0.5f * 0.25f * k, c[0]);
+}
+
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
     // 600 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
     std::vector<float> a(600 * 200, 0.5f), b(200 * 250, 0.25f), c(600 * 250, 0.0f);

@@ -161,7 +161,9 @@ typedef struct ridge_report {
     double l3_to_l2_bytes; /* counted: packed B panel passes into L2 (blocked path) */
     double l2_to_l1_bytes; /* counted: packed A block passes into L1 and B micro-panels
                               (small path: op(A) once per NR columns of C, and B;
-                              skinny path: C read and written once per chunk of k) */
+                              skinny path: C read and written once per chunk of k;
+                              few-rows path: packed op(A) once per group of columns,
+                              and op(B)) */
     double seconds;       /* wall time of the call */
     double measured_memory_bytes; /* hardware counter (LLC misses x 64 B), -1 when unavailable */
     const char *hw_counters;      /* what measured_memory_bytes is, or why it is unavailable */

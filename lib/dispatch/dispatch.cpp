@@ -508,6 +508,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
             const int64_t chunk = skinny_chunk_columns(g.n);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
+        if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);
         if (plan.small_path) {
             const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
             r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n));

@@ -72,6 +72,9 @@ int64_t skinny_chunk_columns(int64_t n);
 
 // Few rows of C (m <= 48), fp32: op(B) read once in place, op(A) packed once (gemm_skinny_m.cpp).
 ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// Bytes that path moves from L2 into L1 (for the call report): the packed op(A)
+// once per group of columns, and op(B) once per tile height it passes.
+double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
 ridge_status gemm_blocked(const GemmArgs& args, const GemmPlan& plan);

@@ -107,6 +107,15 @@ float* b_copy_buffer(const GemmArgs& g, const GemmKernel& ker) {
 
 }  // namespace
 
+double skinny_m_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
+    const double groups = double((g.n + group_columns(g, ker) - 1) / group_columns(g, ker));
+    const double b_bytes = 4.0 * double(g.k) * double(g.n);
+    // Outer form: every group reads the whole panel; B's lines pass once.
+    if (outer_form(g, ker)) return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes;
+    // Dot form: every group reads every packed row; each 8-row tile reads the group's columns.
+    return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes * double(packed_rows(g.m) / kRowGroup);
+}
+
 ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
     Workspace* ws = this_thread_workspace();
     float* packed_a = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_floats(g, ker)));
