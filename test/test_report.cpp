@@ -80,24 +80,36 @@ TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
     }
 }
 
+// One reported NN call C = A * B on A = 0.5 (lda rows apart), B = 0.25, C
+// written: its report, and whether every C(i, j) came out k / 8.
+struct ReportedCall {
+    ridge_report report = {};
+    bool c_right = false;
+};
+ReportedCall reported_call(int64_t m, int64_t n, int64_t k, int64_t lda) {
+    std::vector<float> a(lda * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
+    ReportedCall out;
+    ridge_set_report(1);
+    const ridge_status status = ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(),
+                                            lda, b.data(), k, 0.0f, c.data(), m);
+    ridge_set_report(0);
+    if (status != RIDGE_SUCCESS || ridge_last_report(&out.report) != RIDGE_SUCCESS) return out;
+    out.c_right = std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); });
+    return out;
+}
+
 // The small path reads op(A) from L2 once per NR columns of C and B once: its
 // report says so (and nothing about a blocking it did not use).
 TEST(Report, SmallPathCountsAOncePerColumnTile) {
     const int64_t m = 70, n = 50, k = 40;
-    std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
-    ridge_set_report(1);
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
-                                         b.data(), k, 0.0f, c.data(), m));
-    ridge_set_report(0);
-    ridge_report r;
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-    ASSERT_STREQ("small", r.path);
+    const ReportedCall call = reported_call(m, n, k, m);
+    ASSERT_STREQ("small", call.report.path);
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     const double column_tiles = double(ceil_div(n, ker->NR));
-    EXPECT_DOUBLE_EQ(4.0 * (double(m) * k * column_tiles + double(k) * n), r.l2_to_l1_bytes);
-    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
-    EXPECT_EQ(0, r.KC);
-    EXPECT_EQ(0.5f * 0.25f * k, c[0]);
+    EXPECT_DOUBLE_EQ(4.0 * (double(m) * k * column_tiles + double(k) * n), call.report.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(call.report.ideal_bytes, call.report.memory_bytes);
+    EXPECT_EQ(0, call.report.KC);
+    EXPECT_TRUE(call.c_right);
 }
 
 // The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads
@@ -105,19 +117,13 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
 TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows_outer_f32 == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
-    const int64_t m = 30, n = 200, k = 1000, lda = 600;  // above 160^3, A's columns far apart: not the small path's
-    std::vector<float> a(lda * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
-    ridge_set_report(1);
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), lda,
-                                         b.data(), k, 0.0f, c.data(), m));
-    ridge_set_report(0);
-    ridge_report r;
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-    ASSERT_STREQ("skinny_m", r.path);
+    const int64_t m = 30, n = 200, k = 1000;
+    const ReportedCall call = reported_call(m, n, k, 600);  // above 160^3, A's columns far apart: not the small path's
+    ASSERT_STREQ("skinny_m", call.report.path);
     const double groups = double(ceil_div(n, 12));
-    EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * n), r.l2_to_l1_bytes);
-    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
-    EXPECT_EQ(0.5f * 0.25f * k, c[0]);
+    EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * n), call.report.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(call.report.ideal_bytes, call.report.memory_bytes);
+    EXPECT_TRUE(call.c_right);
 }
 
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
