@@ -32,13 +32,14 @@ struct Shape {
     bool gemv = false;  // a "gemv m n [N|T] [threads] [type]" line: k unused, tb unused
     int64_t batch = 0;  // a "batch COUNT m n k [threads]" line: COUNT distinct problems, one call each
     bool report_on = false;  // time ridge with per-call reporting on ("report" at the end of a line)
+    bool malloc_offset = false;  // A, B and C 16 bytes into a cache line, as malloc gives ("malloc" at the end)
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
     int threads = 1;
     InputType input = InputType::f32;
 };
 
-// One shape per line: "m n k [NN|NT|TN|TT] [threads] [f32|f16|bf16]"; '#' starts a comment.
+// One shape per line: "m n k [NN|NT|TN|TT] [threads] [f32|f16|bf16] [report] [malloc]"; '#' starts a comment.
 std::vector<Shape> read_shapes(const std::string& path) {
     std::vector<Shape> shapes;
     std::ifstream in(path);
@@ -74,6 +75,7 @@ std::vector<Shape> read_shapes(const std::string& path) {
         s.m = std::stoll(first);
         if (!(fields >> s.n >> s.k)) continue;
         s.report_on = line.find("report") != std::string::npos;
+        s.malloc_offset = line.find("malloc") != std::string::npos;
         std::string input = "f32";
         fields >> trans >> s.threads >> input;
         s.input = input == "bf16" ? InputType::bf16 : input == "f16" ? InputType::f16 : InputType::f32;
@@ -177,10 +179,18 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     // "ridge+report" times ridge with per-call reporting on: the report's overhead.
     if (s.report_on) ridge_set_report(1);
     const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k, ldc = s.m;
-    const auto a = random_matrix(s.input, s.m * s.k, 1), b = random_matrix(s.input, s.k * s.n, 2);
-    auto c = random_vector(s.m * s.n, 3);
+    // glibc's malloc puts a large block 16 bytes past a page boundary (its
+    // header): what a program that does not align its matrices passes.
+    const int64_t offset_bytes = s.malloc_offset ? 16 : 0;
+    const int64_t offset_elements = offset_bytes / int64_t(input_bytes(s.input));
+    const auto a_buf = random_matrix(s.input, s.m * s.k + offset_elements, 1);
+    const auto b_buf = random_matrix(s.input, s.k * s.n + offset_elements, 2);
+    auto c_buf = random_vector(s.m * s.n + offset_bytes / 4, 3);
+    const char* a = a_buf.data() + offset_bytes;
+    const char* b = b_buf.data() + offset_bytes;
+    float* c = c_buf.data() + offset_bytes / 4;
     for (auto _ : state) {
-        lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), ldc);
+        lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
         benchmark::ClobberMemory();
     }
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
@@ -202,7 +212,7 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
         benchmark::Counter(100.0 * flops / bound, benchmark::Counter::kIsIterationInvariantRate);
     if (s.report_on) ridge_set_report(0);
     if (lib->name() == "ridge" && !s.report_on)
-        add_reuse_counters(state, lib, s, peak_gflops_1t, a.data(), lda, b.data(), ldb, c.data(), ldc);
+        add_reuse_counters(state, lib, s, peak_gflops_1t, a, lda, b, ldb, c, ldc);
     set_all_threads(1);
 }
 
@@ -266,6 +276,7 @@ std::string shape_name(const Shape& s) {
     std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
     if (s.ta || s.tb) name += std::string("/") + (s.ta ? 'T' : 'N') + (s.tb ? 'T' : 'N');
     if (s.threads != 1) name += "/t" + std::to_string(s.threads);
+    if (s.malloc_offset) name += "/malloc";
     return name;
 }
 

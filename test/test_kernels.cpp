@@ -279,10 +279,15 @@ TEST_P(KernelTest, StreamingTwinWritesWhatTheKernelWritesWithBetaZero) {
 }
 
 // The dispatcher streams C out only where that cannot hurt: beta = 0, k within
-// one KC step, C at least the last-level cache and aligned. Such a call gives
-// the right product (over NaN in C) and says so in its report; the same call
-// with beta != 0, or with C one float off alignment, takes the ordinary path.
-TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceAlignedC) {
+// one KC step, C at least the last-level cache, and every column of C the same
+// distance from a cache line (ldc a multiple of 16 floats). Such a call gives
+// the right product (over NaN in C) and says so in its report, also when C
+// starts 1, 4 (malloc's 16 bytes) or 15 floats into a line, and then C is bit
+// for bit the aligned call's (the rows above the first aligned one run apart,
+// with the same arithmetic; A transposed too, its rows being A^T's columns).
+// With beta != 0, or with columns misaligned unevenly (ldc = 520), the same
+// call takes the ordinary path.
+TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceC) {
     const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
     if (choice.kernel->ukr_stream_c == nullptr) GTEST_SKIP() << choice.kernel->name << " has no C-streaming twin";
     const uint32_t seed = test_seed() + 12;
@@ -291,23 +296,34 @@ TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceAlignedC) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     const int64_t m = 515, k = 16;  // m: 16 full 32-row tiles and an edge
     const int64_t n = int64_t(ridge::runtime_config().stream_c_min_bytes / (4.0 * m)) + 13;
-    const int64_t ldc = 528;        // a multiple of 16 above m
     std::vector<float> a(size_t(m * k)), b(size_t(k * n));
     for (float& x : a) x = dist(rng);
     for (float& x : b) x = dist(rng);
-    AlignedFloats c_buf(size_t(ldc * n + 16));
+    std::vector<float> a_t(size_t(k * m));  // A^T, k x m
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p) a_t[size_t(p + i * k)] = a[size_t(i + p * m)];
+    AlignedFloats c_buf(size_t(528 * n + 16));
     struct Case {
         float beta;
         int64_t c_offset;  // floats from a 64-byte boundary
+        int64_t ldc;       // 528 and 520: a multiple of 16 above m, and not
         const char* path;
+        bool trans_a = false;
     };
-    for (const Case& cs : {Case{0.0f, 0, "blocked_stream_c"}, Case{0.5f, 0, "blocked"}, Case{0.0f, 1, "blocked"}}) {
-        SCOPED_TRACE(std::string("beta=") + std::to_string(cs.beta) + " C offset " + std::to_string(cs.c_offset));
+    std::vector<float> aligned_result;  // C (m x n) of the first case
+    for (const Case& cs : {Case{0.0f, 0, 528, "blocked_stream_c"}, Case{0.5f, 0, 528, "blocked"},
+                           Case{0.0f, 1, 528, "blocked_stream_c"}, Case{0.0f, 4, 528, "blocked_stream_c"},
+                           Case{0.0f, 15, 528, "blocked_stream_c"}, Case{0.0f, 4, 520, "blocked"},
+                           Case{0.0f, 4, 528, "blocked_stream_c", true}}) {
+        SCOPED_TRACE(std::string("beta=") + std::to_string(cs.beta) + " C offset " + std::to_string(cs.c_offset) +
+                     " ldc " + std::to_string(cs.ldc) + (cs.trans_a ? " A transposed" : ""));
+        const int64_t ldc = cs.ldc;
         float* c = c_buf.p + cs.c_offset;
         for (int64_t i = 0; i < ldc * n; ++i) c[i] = cs.beta == 0.0f ? quiet_nan() : 1.0f;
         ridge::GemmArgs g;
         g.m = m, g.n = n, g.k = k, g.alpha = 1.5f, g.beta = cs.beta;
         g.a = a.data(), g.lda = m, g.b = b.data(), g.ldb = k, g.c = c, g.ldc = ldc;
+        if (cs.trans_a) g.trans_a = true, g.a = a_t.data(), g.lda = k;
         ridge_set_report(1);
         ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
         ridge_set_report(0);
@@ -326,6 +342,14 @@ TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceAlignedC) {
                 for (int64_t p = 0; p < k; ++p) want += double(g.alpha) * a[size_t(i + p * m)] * b[size_t(p + j * k)];
                 ASSERT_NEAR(want, got, bound) << "C(" << i << "," << j << ")";
             }
+        if (cs.beta != 0.0f) continue;
+        if (aligned_result.empty()) {
+            for (int64_t j = 0; j < n; ++j) aligned_result.insert(aligned_result.end(), c + j * ldc, c + j * ldc + m);
+            continue;
+        }
+        for (int64_t j = 0; j < n; ++j)
+            ASSERT_EQ(0, std::memcmp(c + j * ldc, &aligned_result[size_t(j * m)], size_t(m) * sizeof(float)))
+                << "column " << j << " differs from the aligned call's";
     }
 }
 

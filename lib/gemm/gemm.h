@@ -36,8 +36,9 @@ struct GemmPlan {
     bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer_f32 too)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
-    // the dispatcher only when the twin exists, beta = 0, k is one KC step and C
-    // and ldc make every full tile 64-byte aligned (use_streaming_c).
+    // the dispatcher only when the twin exists, beta = 0, k is one KC step and
+    // every column of C starts at the same offset in a cache line (ldc a multiple
+    // of 16 floats; gemm_blocked aligns the tiles to it: use_streaming_c).
     bool stream_c = false;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };

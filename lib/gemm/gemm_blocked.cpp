@@ -192,9 +192,8 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
     if (ker.thread_end) ker.thread_end();
 }
 
-}  // namespace
-
-ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
+// The five loops over the whole of g (with plan.stream_c every full tile of C must be aligned).
+ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     const GemmKernel& ker = *plan.kernel;
     const Schedule s = make_schedule(g, ker, plan.blocking, std::max(1, plan.threads));
     Workspace* ws = this_thread_workspace();
@@ -231,6 +230,37 @@ ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (counting)
         for (int t = 0; t < s.threads; ++t) *plan.traffic += per_thread[t];
     return RIDGE_SUCCESS;
+}
+
+// Rows `first` to `last` of the problem: the same op(B), those rows of op(A) and C.
+GemmArgs row_slice(const GemmArgs& g, int64_t first, int64_t last) {
+    GemmArgs s = g;
+    const int64_t a_offset = g.trans_a ? first * g.lda : first;  // elements
+    s.a = static_cast<const char*>(g.a) + a_offset * int64_t(dtype_bytes(g.input));
+    s.c = g.c + first;
+    s.m = last - first;
+    return s;
+}
+
+}  // namespace
+
+// Streaming stores need each tile's columns to start on a cache line. When C
+// itself does not (a malloc'ed C starts 16 bytes into a line) but every column
+// is off by the same amount (ldc a multiple of 16 floats; see use_streaming_c),
+// the rows from the first aligned one down run as one problem with every full
+// tile aligned, and the few rows above it as another, with ordinary stores.
+// Both use the same kernel arithmetic, so C is bit for bit what an aligned C
+// would get. The aligned rows run first: theirs is the larger reservation, so
+// the second cannot fail to get buffers after C has been written.
+ridge_status gemm_blocked(const GemmArgs& g, const GemmPlan& plan) {
+    const int64_t line_offset = int64_t(reinterpret_cast<uintptr_t>(g.c) % 64) / int64_t(sizeof(float));
+    const int64_t head_rows = plan.stream_c && line_offset != 0 ? std::min(g.m, 16 - line_offset) : 0;
+    if (head_rows == 0) return run_blocked(g, plan);
+    const ridge_status status = head_rows < g.m ? run_blocked(row_slice(g, head_rows, g.m), plan) : RIDGE_SUCCESS;
+    if (status != RIDGE_SUCCESS) return status;
+    GemmPlan head_plan = plan;
+    head_plan.stream_c = false;
+    return run_blocked(row_slice(g, 0, head_rows), head_plan);
 }
 
 }  // namespace ridge
