@@ -7,6 +7,7 @@
 // Kernels the CPU lacks are skipped, not passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -560,6 +561,66 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
                     plan.threads = (k % 2 == 1) ? 3 : 1;
                     ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+}
+
+// The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15
+// floats into a cache line, lda a multiple of 16 (the sweep then starts with a
+// tile up to the first aligned row) or not: C is bit for bit what the aligned
+// A gives (the tiles group rows differently, each element's sum is the same)
+// and within the error bound of the exact product; 1 and 3 threads, m around
+// the head tile (fewer rows than the head, one tile, several).
+TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
+    const uint32_t seed = test_seed() + 14;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    int kernels = 0;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ++kernels;
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
+        plan.skinny_path = true;
+        SCOPED_TRACE(std::string(ker.name) + " skinny path");
+        const int64_t MR = ker.MR;
+        for (int64_t m : {int64_t{3}, MR + 5, MR * 5 - 3})
+            for (int64_t lda : {(m + 15) / 16 * 16 + 16, m + 3})
+                for (int threads : {1, 3}) {
+                    const int64_t n = 13, k = 40, ldc = m;
+                    SCOPED_TRACE("m=" + std::to_string(m) + " lda=" + std::to_string(lda) +
+                                 " threads=" + std::to_string(threads));
+                    std::vector<float> a(size_t(lda * k)), b(size_t(k * n));
+                    for (float& x : a) x = dist(rng);
+                    for (float& x : b) x = dist(rng);
+                    AlignedFloats a_buf(size_t(lda * k + 16));
+                    std::vector<float> c(size_t(ldc * n)), aligned_c;
+                    plan.threads = threads;
+                    for (int64_t offset : {0, 1, 4, 15}) {
+                        SCOPED_TRACE("A offset " + std::to_string(offset));
+                        std::copy(a.begin(), a.end(), a_buf.p + offset);
+                        std::fill(c.begin(), c.end(), quiet_nan());
+                        ridge::GemmArgs g;
+                        g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = 0.0f;
+                        g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ldc;
+                        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                        if (offset == 0) {
+                            const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, 0.0f, 1.0);
+                            for (int64_t j = 0; j < n; ++j)
+                                for (int64_t i = 0; i < m; ++i) {
+                                    double want = 0.0;
+                                    for (int64_t p = 0; p < k; ++p)
+                                        want += double(a[size_t(i + p * lda)]) * b[size_t(p + j * k)];
+                                    ASSERT_NEAR(g.alpha * want, c[size_t(i + j * ldc)], bound)
+                                        << "C(" << i << "," << j << ")";
+                                }
+                            aligned_c = c;
+                            continue;
+                        }
+                        ASSERT_EQ(0, std::memcmp(c.data(), aligned_c.data(), c.size() * sizeof(float)))
+                            << "C differs from the aligned A's";
+                    }
                 }
     }
     if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
