@@ -530,6 +530,14 @@ TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
     if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
 
+// The registered kernels that have a skinny kernel and run on this CPU.
+std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {
+    std::vector<const ridge::GemmKernel*> out;
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels())
+        if (ker.skinny_f32 != nullptr && ridge::cpu_supports(ker.isa)) out.push_back(&ker);
+    return out;
+}
+
 // The driver's skinny path (few columns, A untransposed, read in place) with
 // each kernel that has one: m around the MR tiles and the prefetch distance,
 // every n up to the widest the path takes in a spread (column groups of
@@ -540,14 +548,13 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 11;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    int kernels = 0;
-    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ++kernels;
-        ridge::GemmPlan plan = plan_with_model_blocking(ker);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_path = true;
-        SCOPED_TRACE(std::string(ker.name) + " skinny path");
-        const int64_t MR = ker.MR;
+        SCOPED_TRACE(std::string(ker->name) + " skinny path");
+        const int64_t MR = ker->MR;
         const int64_t ms[] = {MR * 2, MR * 2 + 1, MR * 5 - 3, MR * 7 + 17};
         const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 37, 64, ridge::kSkinnyMaxN};
         for (int64_t m : ms)
@@ -563,7 +570,6 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }
-    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
 
 // The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15
@@ -577,14 +583,13 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    int kernels = 0;
-    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ++kernels;
-        ridge::GemmPlan plan = plan_with_model_blocking(ker);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_path = true;
-        SCOPED_TRACE(std::string(ker.name) + " skinny path");
-        const int64_t MR = ker.MR;
+        SCOPED_TRACE(std::string(ker->name) + " skinny path");
+        const int64_t MR = ker->MR;
         for (int64_t m : {int64_t{3}, MR + 5, MR * 5 - 3})
             for (int64_t lda : {(m + 15) / 16 * 16 + 16, m + 3})
                 for (int threads : {1, 3}) {
@@ -623,7 +628,6 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
                     }
                 }
     }
-    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
 
 // The driver's small-problem path with each kernel that has one, on the same edge
