@@ -530,12 +530,19 @@ TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
     if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
 
-// The registered kernels that have a skinny kernel and run on this CPU.
-std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {
+// The registered kernels that run on this CPU and have what `has` asks for.
+template <typename Has>
+std::vector<const ridge::GemmKernel*> kernels_here(Has has) {
     std::vector<const ridge::GemmKernel*> out;
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels())
-        if (ker.skinny_f32 != nullptr && ridge::cpu_supports(ker.isa)) out.push_back(&ker);
+        if (has(ker) && ridge::cpu_supports(ker.isa)) out.push_back(&ker);
     return out;
+}
+std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {
+    return kernels_here([](const ridge::GemmKernel& k) { return k.skinny_f32 != nullptr; });
+}
+std::vector<const ridge::GemmKernel*> kernels_with_few_rows_path() {
+    return kernels_here([](const ridge::GemmKernel& k) { return k.few_rows_f32 != nullptr; });
 }
 
 // The driver's skinny path (few columns, A untransposed, read in place) with
@@ -673,13 +680,12 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    int kernels = 0;
-    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.few_rows_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ++kernels;
-        ridge::GemmPlan plan = plan_with_model_blocking(ker);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_few_rows_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_m_path = true;
-        SCOPED_TRACE(std::string(ker.name) + " skinny_m path");
+        SCOPED_TRACE(std::string(ker->name) + " skinny_m path");
         for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48})
             for (int64_t n : {1, 2, 3, 4, 7, 12, 23, 24, 25, 32, 48, 71})
                 for (int64_t k : {1, 2, 15, 16, 17, 33, 100}) {
@@ -693,14 +699,14 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }
-    if (kernels == 0) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
 }
 
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
 // only long columns (512 rows and up) from 25 to the configured width (64
-// built in), never beyond it or with A transposed (and the result is right
-// either way).
+// built in), never beyond it, and with A transposed never (the few-rows path
+// on C^T takes those: DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA;
+// the result is right either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny_f32 == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
@@ -711,7 +717,7 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
                   {600, widest, 500, false, false, 0, "skinny"},
                   {300, 40, 1000, false, false, 0, "blocked"},
                   {600, widest + 1, 500, false, false, 0, "blocked"},
-                  {600, 40, 500, true, false, 0, "blocked"}},
+                  {600, 40, 500, true, false, 0, "skinny_trans_a"}},
                  -1.5f, 0.5f, rng);
 }
 
@@ -767,6 +773,79 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
                   {32, wide, long_k - 32, false, false, 0, "skinny_m"},
                   {32, wide, long_k, false, false, 0, "blocked"},
                   {49, 4096, 1024, false, false, 0, "blocked"}},
+                 0.5f, 0.0f, rng);
+}
+
+// The few-rows path run on C^T for few columns of C with A transposed (a
+// row-major x * W^T), with each kernel that has a few-rows path: n around
+// both kernel forms' tiles (dot up to 8, outer 9-48), m around their column
+// groups, k around the 16-wide steps, B as stored both ways, padded leading
+// dimensions (ldc too: C^T's tile is added into C's rows), alpha and beta
+// (beta = 0 over NaN), 1 and 3 threads; and C bit for bit the same on 1, 2
+// and 3 threads.
+TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 15;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_few_rows_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_trans_a_path = true;
+        SCOPED_TRACE(std::string(ker->name) + " skinny_trans_a path");
+        for (int64_t n : {1, 2, 3, 7, 8, 9, 16, 17, 24, 31, 32, 33, 47, 48})
+            for (int64_t m : {1, 2, 13, 25, 71})
+                for (int64_t k : {1, 15, 16, 17, 100}) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = k, call.ta = true;
+                    const int t = int((m + n + k) % 4);
+                    call.tb = t & 1;
+                    call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                    call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
+                    plan.threads = (m > 24 && n % 2 == 1) ? 3 : 1;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+        // Threads split C^T's groups of columns (C's rows): the same C on any count.
+        const int64_t m = 100, n = 20, k = 70;
+        std::vector<float> a(size_t(k * m)), b(size_t(k * n)), c1(size_t(m * n));
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        for (float& x : a) x = dist(rng);
+        for (float& x : b) x = dist(rng);
+        ridge::GemmArgs g;
+        g.trans_a = true, g.m = m, g.n = n, g.k = k, g.alpha = 0.75f, g.beta = 0.0f;
+        g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = k, g.c = c1.data(), g.ldc = m;
+        plan.threads = 1;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+        for (int threads : {2, 3}) {
+            std::vector<float> ct(c1.size(), quiet_nan());
+            g.c = ct.data();
+            plan.threads = threads;
+            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+            EXPECT_EQ(0, std::memcmp(ct.data(), c1.data(), c1.size() * sizeof(float))) << threads << " threads";
+        }
+    }
+}
+
+// Dispatch sends few columns of C with A transposed to the few-rows path on
+// C^T, with the few-rows path's limits with m and n swapped: up to 16 columns
+// always, 17-48 with the outer kernel while B's packed panel fits in half of
+// L2; not 49 columns, not A untransposed, and not what the small path takes.
+TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    std::mt19937 rng(test_seed() + 16);
+    const char* untransposed = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
+    expect_paths({{1000, 16, 600, true, false, 0, "skinny_trans_a"},
+                  {700, 5, 900, true, true, 3, "skinny_trans_a"},
+                  {1000, 16, 600, false, false, 0, untransposed},
+                  {100, 16, 100, true, false, 0, "small"}},
+                 0.5f, 0.25f, rng);
+    if (ker->few_rows_outer_f32 == nullptr) return;
+    const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
+    expect_paths({{1000, 48, 600, true, false, 0, "skinny_trans_a"},
+                  {1000, 33, 600, true, true, 0, "skinny_trans_a"},
+                  {1000, 49, 600, true, false, 0, "blocked"},
+                  {600, 48, long_k, true, false, 0, "blocked"}},
                  0.5f, 0.0f, rng);
 }
 

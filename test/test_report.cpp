@@ -80,18 +80,19 @@ TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
     }
 }
 
-// One reported NN call C = A * B on A = 0.5 (lda rows apart), B = 0.25, C
-// written: its report, and whether every C(i, j) came out k / 8.
+// One reported call C = op(A) * B on A = 0.5 (lda floats between its columns;
+// transposed: A stored k x m), B = 0.25, C written: its report, and whether
+// every C(i, j) came out k / 8.
 struct ReportedCall {
     ridge_report report = {};
     bool c_right = false;
 };
-ReportedCall reported_call(int64_t m, int64_t n, int64_t k, int64_t lda) {
-    std::vector<float> a(lda * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
+ReportedCall reported_call(int64_t m, int64_t n, int64_t k, int64_t lda, bool trans_a = false) {
+    std::vector<float> a(lda * (trans_a ? m : k), 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
     ReportedCall out;
     ridge_set_report(1);
-    const ridge_status status = ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(),
-                                            lda, b.data(), k, 0.0f, c.data(), m);
+    const ridge_status status = ridge_sgemm(RIDGE_COL_MAJOR, trans_a ? RIDGE_TRANS : RIDGE_NO_TRANS, RIDGE_NO_TRANS,
+                                            m, n, k, 1.0f, a.data(), lda, b.data(), k, 0.0f, c.data(), m);
     ridge_set_report(0);
     if (status != RIDGE_SUCCESS || ridge_last_report(&out.report) != RIDGE_SUCCESS) return out;
     out.c_right = std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); });
@@ -122,6 +123,21 @@ TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
     ASSERT_STREQ("skinny_m", call.report.path);
     const double groups = double(ceil_div(n, 12));
     EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * n), call.report.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(call.report.ideal_bytes, call.report.memory_bytes);
+    EXPECT_TRUE(call.c_right);
+}
+
+// Few columns with A transposed run the few-rows path on C^T (30 columns: a
+// 32-row panel of B^T, groups of 12 of A's 600 columns): the report counts
+// the panel once per group and A once, and names the path.
+TEST(Report, FewColumnsOfATransposedACountBOncePerGroupOfRows) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->few_rows_outer_f32 == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
+    const int64_t m = 600, n = 30, k = 1000;  // more than 512 rows: not the small path's
+    const ReportedCall call = reported_call(m, n, k, k, true);
+    ASSERT_STREQ("skinny_trans_a", call.report.path);
+    const double groups = double(ceil_div(m, 12));
+    EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * m), call.report.l2_to_l1_bytes);
     EXPECT_DOUBLE_EQ(call.report.ideal_bytes, call.report.memory_bytes);
     EXPECT_TRUE(call.c_right);
 }

@@ -119,6 +119,23 @@ bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
            panel_bytes <= double(machine_topology().l2.size_bytes) / 2;
 }
 
+// Few columns with A transposed: the layout of a decode step written row-major
+// as x * W^T with W stored [outputs][inputs] (a linear layer's weight), which
+// reaches column-major ridge as A^T * B with A = W^T's storage. The skinny path
+// above needs A untransposed (it broadcasts B into columns of A); here C^T =
+// op(B)^T * A is a few-rows problem whose large operand, A, is read in place
+// down its columns, each a contiguous row of op(A). Same limits as the few-rows
+// path with m and n swapped. Measured, 1 thread, ridge-bench, 4096 x n x 4096
+// TN (GFLOP/s, the blocked path / this path; oneDNN in the same run as this
+// path): n = 2 7.5-7.9 / 20.7 (26), 4 15.3-15.6 / 41.5 (25), 8 29.5 / 84 (35),
+// 16 48 / 118 (57), 32 78 / 147 (96), 48 - / 157 (117).
+bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_a) return false;
+    GemmArgs transposed = g;  // only the shape and op(B') = A (untransposed) matter here
+    transposed.m = g.n, transposed.n = g.m, transposed.trans_b = false;
+    return use_skinny_m_path(kernel, transposed);
+}
+
 // A short k (all of it one KC step of at most ~32) makes each microkernel call
 // a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
 // then better kept in L1: two thirds of L1, when that still holds at least 8
@@ -150,6 +167,7 @@ BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel,
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const bool aligned = reinterpret_cast<uintptr_t>(g.c) % sizeof(float) == 0 && g.ldc % 16 == 0;
     return plan.kernel->ukr_stream_c != nullptr && !plan.small_path && !plan.skinny_path && !plan.skinny_m_path &&
+           !plan.skinny_trans_a_path &&
            aligned && g.beta == 0.0f && g.k <= plan.blocking.KC &&
            4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
 }
@@ -447,6 +465,8 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
                                                       : runtime_config().min_flops_per_thread);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
     plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(runtime_config(), *plan.kernel, args);
+    plan.skinny_trans_a_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+                               use_skinny_trans_a_path(*plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
     return run_gemm(args, plan);
 }
@@ -495,13 +515,14 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     const char* path = plan.small_path      ? "small"
                        : plan.skinny_path   ? "skinny"
                        : plan.skinny_m_path ? "skinny_m"
+                       : plan.skinny_trans_a_path ? "skinny_trans_a"
                        : plan.stream_c      ? "blocked_stream_c"
                                             : "blocked";
     ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.threads);
     r.m = g.m, r.n = g.n, r.k = g.k;
     r.flops = 2.0 * g.m * g.n * g.k;
     r.ideal_bytes = ideal_gemm_bytes(g);
-    if (plan.small_path || plan.skinny_path || plan.skinny_m_path) {
+    if (plan.small_path || plan.skinny_path || plan.skinny_m_path || plan.skinny_trans_a_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
         // also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
@@ -512,6 +533,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);
+        if (plan.skinny_trans_a_path) r.l2_to_l1_bytes = skinny_n_trans_a_l2_to_l1_bytes(g, *plan.kernel);
         if (plan.small_path) {
             const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
             r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n));

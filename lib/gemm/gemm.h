@@ -35,6 +35,7 @@ struct GemmPlan {
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer_f32 too)
+    bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
     // the dispatcher only when the twin exists, beta = 0, k is one KC step and
     // every column of C starts at the same offset in a cache line (ldc a multiple
@@ -76,6 +77,12 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, i
 // Bytes that path moves from L2 into L1 (for the call report): the packed op(A)
 // once per group of columns, and op(B) once per tile height it passes.
 double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
+
+// Few columns of C with A transposed, fp32 (n <= 48; a row-major x * W^T):
+// C^T = op(B)^T * A run on the few-rows path, A read once in place down its
+// columns, op(B) packed once (gemm_skinny_m.cpp). Same kernels as gemm_skinny_m_f32.
+ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
 ridge_status gemm_blocked(const GemmArgs& args, const GemmPlan& plan);

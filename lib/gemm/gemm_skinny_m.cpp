@@ -16,6 +16,13 @@
 // strided columns: each group of columns is copied contiguous first.
 // Threads split the groups of columns: each C element is computed by one
 // thread, the same way for any thread count.
+//
+// The same path also runs few *columns* of C with A transposed
+// (gemm_skinny_n_trans_a_f32): C^T = op(B)^T * A is a few-rows problem whose
+// large operand is A itself, read in place down its columns (each a row of
+// op(A), contiguous along k). That is a decode step in the layout of a
+// row-major x * W^T with W stored [outputs][inputs] (a linear layer's weight),
+// which reaches column-major ridge as A transposed.
 #include <omp.h>
 
 #include <algorithm>
@@ -79,8 +86,23 @@ int64_t packed_floats(const GemmArgs& g, const GemmKernel& ker) {
     return outer_form(g, ker) ? outer_vectors(g.m) * kLanes * g.k : packed_rows(g.m) * packed_row_stride(g.k);
 }
 
+// The largest tile one call of either kernel writes: 48 rows x 24 / 3 columns.
+constexpr int64_t kMaxTileFloats = 48 * 8;
+
+// C^T's tile (m x nr, ld m) added into C (g is the transposed problem, so its
+// C(i, j) lives at c[j + i*ldc]): rows of the tile are runs of C's columns.
+void add_transposed_tile(const GemmArgs& g, const float* tile, int64_t nr, int64_t j0) {
+    for (int64_t i = 0; i < g.m; ++i) {
+        float* out = g.c + j0 + i * g.ldc;
+        for (int64_t j = 0; j < nr; ++j)
+            out[j] = g.beta == 0.0f ? tile[i + j * g.m] : tile[i + j * g.m] + g.beta * out[j];
+    }
+}
+
 // One group of columns starting at column j0, from A packed by the form's packer.
-void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0) {
+// c_transposed: g's C holds C^T (see add_transposed_tile).
+void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0,
+               bool c_transposed) {
     const float* b = static_cast<const float*>(g.b);
     const int64_t nr = std::min(group_columns(g, ker), g.n - j0);
     const float* cols = b + j0 * g.ldb;  // op(B)(p, j) = b[p + j*ldb]
@@ -91,11 +113,15 @@ void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, 
         cols = b_copy;
         ld = g.k;
     }
+    alignas(64) float tile[kMaxTileFloats];
+    float* c = c_transposed ? tile : g.c + j0 * g.ldc;
+    const int64_t ldc = c_transposed ? g.m : g.ldc;
+    const float beta = c_transposed ? 0.0f : g.beta;
     if (outer_form(g, ker))
-        ker.few_rows_outer_f32(g.m, nr, g.k, g.alpha, packed_a, cols, ld, g.beta, g.c + j0 * g.ldc, g.ldc);
+        ker.few_rows_outer_f32(g.m, nr, g.k, g.alpha, packed_a, cols, ld, beta, c, ldc);
     else
-        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, g.beta,
-                         g.c + j0 * g.ldc, g.ldc);
+        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, beta, c, ldc);
+    if (c_transposed) add_transposed_tile(g, tile, nr, j0);
 }
 
 // This thread's buffer for transposed B's gathered columns (none needed otherwise).
@@ -105,18 +131,8 @@ float* b_copy_buffer(const GemmArgs& g, const GemmKernel& ker) {
     return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(group_columns(g, ker) * g.k));
 }
 
-}  // namespace
-
-double skinny_m_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
-    const double groups = double((g.n + group_columns(g, ker) - 1) / group_columns(g, ker));
-    const double b_bytes = 4.0 * double(g.k) * double(g.n);
-    // Outer form: every group reads the whole panel; B's lines pass once.
-    if (outer_form(g, ker)) return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes;
-    // Dot form: every group reads every packed row; each 8-row tile reads the group's columns.
-    return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes * double(packed_rows(g.m) / kRowGroup);
-}
-
-ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+// The few-rows problem g; c_transposed: its C holds C^T.
+ridge_status run_few_rows(const GemmArgs& g, const GemmKernel& ker, int threads, bool c_transposed) {
     Workspace* ws = this_thread_workspace();
     float* packed_a = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_floats(g, ker)));
     if (packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
@@ -130,7 +146,7 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int thr
     if (team <= 1) {
         float* b_copy = b_copy_buffer(g, ker);
         if (g.trans_b && b_copy == nullptr) return RIDGE_OUT_OF_MEMORY;
-        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, packed_a, b_copy, q * width);
+        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
         return RIDGE_SUCCESS;
     }
     // Every thread gets its buffer before any thread writes C: out of memory in
@@ -147,10 +163,42 @@ ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int thr
         if (status == RIDGE_SUCCESS) {
             const int64_t t = omp_get_thread_num(), parts = omp_get_num_threads();
             for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
-                run_group(g, ker, packed_a, b_copy, q * width);
+                run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
         }
     }
     return status;
+}
+
+// C = alpha * A^T * op(B) + beta * C as C^T = alpha * op(B)^T * A + beta * C^T.
+GemmArgs transposed_problem(const GemmArgs& g) {
+    GemmArgs t = g;
+    t.m = g.n, t.n = g.m;
+    t.a = g.b, t.trans_a = !g.trans_b, t.lda = g.ldb;  // op(A') = op(B)^T
+    t.b = g.a, t.trans_b = false, t.ldb = g.lda;        // op(B') = A, k x m, read down its columns
+    return t;
+}
+
+}  // namespace
+
+double skinny_m_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
+    const double groups = double((g.n + group_columns(g, ker) - 1) / group_columns(g, ker));
+    const double b_bytes = 4.0 * double(g.k) * double(g.n);
+    // Outer form: every group reads the whole panel; B's lines pass once.
+    if (outer_form(g, ker)) return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes;
+    // Dot form: every group reads every packed row; each 8-row tile reads the group's columns.
+    return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes * double(packed_rows(g.m) / kRowGroup);
+}
+
+ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    return run_few_rows(g, ker, threads, false);
+}
+
+ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    return run_few_rows(transposed_problem(g), ker, threads, true);
+}
+
+double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
+    return skinny_m_l2_to_l1_bytes(transposed_problem(g), ker);
 }
 
 }  // namespace ridge
