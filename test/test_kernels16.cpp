@@ -12,6 +12,7 @@
 //    threads, and the subnormal behaviour of each kernel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "dispatch/cpu_features.h"
+#include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
@@ -739,6 +741,81 @@ TEST(Driver16, SubnormalsPerKernel) {
 // kernel on packed bf16 (2 bytes) groups k (pairs or chunks), the converting ones
 // pack fp32 (4 bytes) one k step at a time; every input type has a kernel that
 // runs anywhere (ref), and the name the registry gives is the kernel's own.
+// The path that reads op(A)'s rows in place (few columns, A transposed; the
+// AMX kernel), with each kernel that has one: m around the 32-row blocks (a
+// last partial block is copied), n around the 16- and 32-column tiles and
+// several 32-column panels, k around the 32-step chunks (a tail is copied), B
+// as stored both ways, padded leading dimensions, alpha and beta (beta = 0 over
+// NaN); and C bit for bit the same on 1, 2 and 3 threads (they split blocks).
+TEST(Driver16, RowsInPlacePathEveryKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 224;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0, serial = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        if (ker->rows_in_place == nullptr) continue;
+        ++kernels;
+        ridge::GemmPlan plan = model_plan(*ker);
+        plan.rows_in_place_path = true;
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        for (int64_t m : {1, 31, 32, 33, 70})
+            for (int64_t n : {1, 2, 15, 16, 17, 32, 33, 70})
+                for (int64_t k : {1, 31, 32, 33, 70}) {
+                    Call c;
+                    c.m = m, c.n = n, c.k = k, c.ta = true, c.tb = serial % 2 == 1;
+                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = serial % 2;
+                    plan.threads = serial % 3 == 0 ? 3 : 1;
+                    ++serial;
+                    ASSERT_TRUE(run_driver16(c, plan, rng));
+                }
+        Call c;
+        c.m = 161, c.n = 40, c.k = 100, c.ta = true, c.alpha = 0.75f, c.beta = 0.5f;
+        std::vector<float> one, many;
+        plan.threads = 1;
+        std::mt19937 rng1(seed + 1);
+        ASSERT_TRUE(run_driver16(c, plan, rng1, &one));
+        for (int threads : {2, 3}) {
+            plan.threads = threads;
+            std::mt19937 rng2(seed + 1);  // the same operands
+            ASSERT_TRUE(run_driver16(c, plan, rng2, &many, /*check_values=*/false));
+            ASSERT_EQ(0, std::memcmp(one.data(), many.data(), one.size() * sizeof(float))) << threads << " threads";
+        }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel that reads op(A)'s rows in place runs on this CPU";
+}
+
+// Dispatch sends few columns of a transposed bf16 A to that path when the
+// chosen bf16 kernel has it (up to 128 columns), and not A untransposed or 129
+// columns; the call report names the path.
+TEST(Driver16, DispatchTakesRowsInPlaceForFewColumnsOfATransposedA) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::bf16).kernel;
+    if (ker->rows_in_place == nullptr) GTEST_SKIP() << ker->name << " does not read op(A)'s rows in place";
+    struct Case {
+        int64_t n;
+        bool ta;
+        const char* path;
+    };
+    const int64_t m = 300, k = 200;
+    std::vector<uint16_t> a(size_t(m * k), 0x3f80), b(size_t(k * 129), 0x3f80);  // bf16 ones
+    std::vector<float> c(size_t(m * 129));
+    for (const Case& cs : {Case{16, true, "rows_in_place"}, Case{128, true, "rows_in_place"},
+                           Case{129, true, "blocked"}, Case{16, false, "blocked"}}) {
+        ridge::GemmArgs g;
+        g.input = ridge::Dtype::bf16;
+        g.trans_a = cs.ta, g.m = m, g.n = cs.n, g.k = k, g.alpha = 1.0f, g.beta = 0.0f;
+        g.a = a.data(), g.lda = cs.ta ? k : m, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = m;
+        std::fill(c.begin(), c.end(), quiet_nan());
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(cs.path, r.path) << "n=" << cs.n << (cs.ta ? " A transposed" : "");
+        for (int64_t i = 0; i < m * cs.n; ++i) ASSERT_EQ(float(k), c[size_t(i)]) << "element " << i;
+    }
+}
+
 TEST(Driver16, RegistryRowsFor16BitInputs) {
     for (ridge::Dtype d : {ridge::Dtype::f16, ridge::Dtype::bf16}) {
         const ridge::GemmKernel* any = ridge::find_gemm_kernel(d, ridge::Isa::ref);

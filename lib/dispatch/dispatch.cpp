@@ -136,6 +136,16 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     return use_skinny_m_path(kernel, transposed);
 }
 
+// Few columns with A transposed for a kernel that reads op(A)'s rows in place
+// (bf16 on AMX: the same decode layout as above, with 16-bit weights): A is
+// streamed once instead of pair-packed, while op(B)'s packed panels stay
+// within half of L2 (every block of 32 rows reads them all).
+constexpr int64_t kRowsInPlaceMaxN = 128;
+bool use_rows_in_place_path(const GemmKernel& kernel, const GemmArgs& g) {
+    return kernel.rows_in_place != nullptr && g.trans_a && g.n <= kRowsInPlaceMaxN &&
+           double(rows_in_place_packed_b_bytes(g.n, g.k)) <= double(machine_topology().l2.size_bytes) / 2;
+}
+
 // A short k (all of it one KC step of at most ~32) makes each microkernel call
 // a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
 // then better kept in L1: two thirds of L1, when that still holds at least 8
@@ -167,7 +177,7 @@ BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel,
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const bool aligned = reinterpret_cast<uintptr_t>(g.c) % sizeof(float) == 0 && g.ldc % 16 == 0;
     return plan.kernel->ukr_stream_c != nullptr && !plan.small_path && !plan.skinny_path && !plan.skinny_m_path &&
-           !plan.skinny_trans_a_path &&
+           !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
            aligned && g.beta == 0.0f && g.k <= plan.blocking.KC &&
            4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
 }
@@ -467,6 +477,8 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(runtime_config(), *plan.kernel, args);
     plan.skinny_trans_a_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
                                use_skinny_trans_a_path(*plan.kernel, args);
+    plan.rows_in_place_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+                              !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
     return run_gemm(args, plan);
 }
@@ -516,13 +528,15 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
                        : plan.skinny_path   ? "skinny"
                        : plan.skinny_m_path ? "skinny_m"
                        : plan.skinny_trans_a_path ? "skinny_trans_a"
+                       : plan.rows_in_place_path ? "rows_in_place"
                        : plan.stream_c      ? "blocked_stream_c"
                                             : "blocked";
     ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.threads);
     r.m = g.m, r.n = g.n, r.k = g.k;
     r.flops = 2.0 * g.m * g.n * g.k;
     r.ideal_bytes = ideal_gemm_bytes(g);
-    if (plan.small_path || plan.skinny_path || plan.skinny_m_path || plan.skinny_trans_a_path) {
+    if (plan.small_path || plan.skinny_path || plan.skinny_m_path || plan.skinny_trans_a_path ||
+        plan.rows_in_place_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
         // also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
@@ -534,6 +548,9 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);
         if (plan.skinny_trans_a_path) r.l2_to_l1_bytes = skinny_n_trans_a_l2_to_l1_bytes(g, *plan.kernel);
+        if (plan.rows_in_place_path)  // A's columns once; op(B)'s panels once per block of 32 rows
+            r.l2_to_l1_bytes = double(dtype_bytes(g.input)) * double(g.m) * double(g.k) +
+                               double((g.m + 31) / 32) * double(rows_in_place_packed_b_bytes(g.n, g.k));
         if (plan.small_path) {
             const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
             r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n));

@@ -35,6 +35,7 @@ struct GemmKernel {
     int64_t min_KC;             // KC floor over the L1 model (0: none); see the registry's rows
     KernelThreadHook thread_begin;  // before a thread's first call in a GEMM; may be null
     KernelThreadHook thread_end;    // after its last; may be null
+    GemmRowsInPlaceUkr rows_in_place;  // few columns, A transposed: op(A)'s rows read in place; may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

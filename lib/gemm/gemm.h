@@ -35,6 +35,7 @@ struct GemmPlan {
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer_f32 too)
+    bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
     bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
     // the dispatcher only when the twin exists, beta = 0, k is one KC step and
@@ -83,6 +84,13 @@ double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 // columns, op(B) packed once (gemm_skinny_m.cpp). Same kernels as gemm_skinny_m_f32.
 ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
+
+// Few columns of C with A transposed, read in place by kernel.rows_in_place
+// (bf16 on AMX): op(B) pair-packed once into 32-column panels, op(A)'s rows
+// (A's columns) streamed once in blocks of 32 (gemm_rows_in_place.cpp).
+ridge_status gemm_rows_in_place(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// Bytes of op(B)'s packed panels on that path (n columns, k steps).
+size_t rows_in_place_packed_b_bytes(int64_t n, int64_t k);
 
 // The five loops around the microkernel. Requires m, n, k > 0 and alpha != 0.
 ridge_status gemm_blocked(const GemmArgs& args, const GemmPlan& plan);

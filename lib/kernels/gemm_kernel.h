@@ -70,6 +70,17 @@ using GemmFewRowsUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha
 using GemmFewRowsOuterUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
+// Kernel with the rows of op(A) read in place (few columns of C with A
+// transposed, bf16; see gemm_rows_in_place.cpp):
+//   C[0:32, 0:nr] = alpha * op(A)[0:32, 0:kc] * op(B)[0:kc, 0:nr] + beta * C,  nr <= 32
+// Row i of op(A) is a + i*lda (elements of the input type), kc contiguous
+// values, kc a multiple of 32: all 32 rows and all kc values must be readable.
+// op(B) is one 32-wide panel of the K-pair packer (pack_panel_bf16_pairs32),
+// zero-filled up to kc. beta == 0: C is written, never read. Nothing outside
+// 32 x nr of C is touched.
+using GemmRowsInPlaceUkr = void (*)(int64_t kc, int64_t nr, float alpha, const void* a, int64_t lda,
+                                    const void* b_pairs, float beta, float* c, int64_t ldc);
+
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
@@ -81,7 +92,9 @@ void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_pane
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                               float beta, float* c, int64_t ldc);
-void amx_thread_begin();  // loads the AMX kernel's tile configuration
+void ukr_bf16_gemm_rows_in_place_32x32__amx(int64_t kc, int64_t nr, float alpha, const void* a, int64_t lda,
+                                            const void* b_pairs, float beta, float* c, int64_t ldc);
+void amx_thread_begin();  // loads the AMX kernels' tile configuration
 void amx_thread_end();    // releases the tiles
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                              float beta, float* c, int64_t ldc);
