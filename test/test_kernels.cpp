@@ -487,7 +487,7 @@ TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
     const float scalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 1.0f}, {2.0f, -1.5f}, {0.75f, 0.0f}};
     int kernels = 0;
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.skinny_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        if (ker.skinny == nullptr || ker.input != ridge::Dtype::f32 || !ridge::cpu_supports(ker.isa)) continue;
         ++kernels;
         int serial = 0;
         for (int64_t mr = 1; mr <= ker.MR; ++mr)
@@ -507,7 +507,7 @@ TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
                     c.fill_random(rng);
                     if (beta == 0.0f) c.fill(quiet_nan());
 
-                    ker.skinny_f32(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
+                    ker.skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
                                    prefetch ? a.data() : nullptr);
 
                     SCOPED_TRACE(std::string(ker.name) + " skinny mr=" + std::to_string(mr) +
@@ -538,8 +538,8 @@ std::vector<const ridge::GemmKernel*> kernels_here(Has has) {
         if (has(ker) && ridge::cpu_supports(ker.isa)) out.push_back(&ker);
     return out;
 }
-std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {
-    return kernels_here([](const ridge::GemmKernel& k) { return k.skinny_f32 != nullptr; });
+std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {  // fp32 (16-bit ones: test_kernels16)
+    return kernels_here([](const ridge::GemmKernel& k) { return k.skinny != nullptr && k.input == ridge::Dtype::f32; });
 }
 std::vector<const ridge::GemmKernel*> kernels_with_few_rows_path() {
     return kernels_here([](const ridge::GemmKernel& k) { return k.few_rows_f32 != nullptr; });
@@ -709,7 +709,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
 // the result is right either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->skinny_f32 == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
+    if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
     const int64_t widest = ridge::runtime_config().skinny_max_columns;  // 64 unless a profile moved it
     ASSERT_GT(widest, 24);
@@ -730,7 +730,7 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
     ASSERT_GE(ridge::runtime_config().small_max_volume, 256.0 * 256.0 * 256.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 13);
-    const char* wide = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
+    const char* wide = ker->skinny != nullptr ? "skinny" : "blocked";
     expect_paths({{256, 256, 256, false, false, 0, "small"},
                   {200, 300, 250, true, false, 400, "small"},     // transposed A: its lda does not matter
                   {150, 150, 150, true, true, 0, "small"},        // up to 160^3: any shape
@@ -834,7 +834,7 @@ TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
     std::mt19937 rng(test_seed() + 16);
-    const char* untransposed = ker->skinny_f32 != nullptr ? "skinny" : "blocked";
+    const char* untransposed = ker->skinny != nullptr ? "skinny" : "blocked";
     expect_paths({{1000, 16, 600, true, false, 0, "skinny_trans_a"},
                   {700, 5, 900, true, true, 3, "skinny_trans_a"},
                   {1000, 16, 600, false, false, 0, untransposed},

@@ -741,6 +741,97 @@ TEST(Driver16, SubnormalsPerKernel) {
 // kernel on packed bf16 (2 bytes) groups k (pairs or chunks), the converting ones
 // pack fp32 (4 bytes) one k step at a time; every input type has a kernel that
 // runs anywhere (ref), and the name the registry gives is the kernel's own.
+// The skinny path (few columns, A untransposed, read in place and widened to
+// fp32 as the kernel loads it) with each 16-bit kernel that has one: m around
+// the 32-row tiles and the prefetch distance, n spread over one to eleven
+// column groups, k around both chunk lengths (16 and 32), B as stored both
+// ways (converted while it is copied), padded leading dimensions, alpha and
+// beta (beta = 0 over NaN), 1 and 3 threads (rows split between them).
+TEST(Driver16, SkinnyPathEveryKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 225;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0, serial = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        if (ker->skinny == nullptr) continue;
+        ++kernels;
+        ridge::GemmPlan plan = model_plan(*ker);
+        plan.skinny_path = true;
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        const int64_t MR = ker->MR;
+        for (int64_t m : {MR * 2, MR * 5 - 3, MR * 7 + 17})
+            for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{12}, int64_t{13}, int64_t{24}, int64_t{25}, int64_t{64}, ridge::kSkinnyMaxN})
+                for (int64_t k : {1, 16, 17, 33, 70}) {
+                    Call c;
+                    c.m = m, c.n = n, c.k = k, c.tb = serial % 2 == 1;
+                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 2) % 3, c.ldc_pad = serial % 2 ? 5 : 0;
+                    plan.threads = k % 2 == 1 ? 3 : 1;
+                    ++serial;
+                    ASSERT_TRUE(run_driver16(c, plan, rng));
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a skinny kernel runs on this CPU";
+}
+
+// The skinny path with a 16-bit A starting 1, 8 (malloc's 16 bytes) or 31
+// elements into a cache line, lda a whole number of lines (the sweep then
+// starts with a tile up to the first aligned row: 32 rows a line) or not: C
+// bit for bit what the aligned A gives, and right.
+TEST(Driver16, SkinnyPathWithAStartingInsideACacheLine) {
+    const uint32_t seed = test_seed() + 226;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        if (ker->skinny == nullptr) continue;
+        ++kernels;
+        const Half t = half_of(*ker);
+        ridge::GemmPlan plan = model_plan(*ker);
+        plan.skinny_path = true;
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        for (int64_t m : {int64_t{5}, int64_t{ker->MR} + 7, 5 * int64_t{ker->MR} - 3})
+            for (int64_t lda : {(m + 31) / 32 * 32 + 32, m + 3})
+                for (int threads : {1, 3}) {
+                    const int64_t n = 13, k = 40;
+                    SCOPED_TRACE("m=" + std::to_string(m) + " lda=" + std::to_string(lda) + " threads=" +
+                                 std::to_string(threads));
+                    std::vector<uint16_t> a(size_t(lda * k)), b(size_t(k * n));
+                    for (uint16_t& x : a) x = random_half(t, rng);
+                    for (uint16_t& x : b) x = random_half(t, rng);
+                    std::vector<uint16_t> a_buf(size_t(lda * k + 64));
+                    uint16_t* base = a_buf.data() + (64 - reinterpret_cast<uintptr_t>(a_buf.data()) % 64) / 2;
+                    std::vector<float> c(size_t(m * n)), aligned_c;
+                    plan.threads = threads;
+                    for (int64_t offset : {0, 1, 8, 31}) {
+                        SCOPED_TRACE("A offset " + std::to_string(offset));
+                        std::copy(a.begin(), a.end(), base + offset);
+                        std::fill(c.begin(), c.end(), quiet_nan());
+                        ridge::GemmArgs g;
+                        g.input = ker->input;
+                        g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = 0.0f;
+                        g.a = base + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = m;
+                        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                        if (offset == 0) {
+                            const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, 0.0f, 1.0);
+                            for (int64_t j = 0; j < n; ++j)
+                                for (int64_t i = 0; i < m; ++i) {
+                                    double want = 0.0;
+                                    for (int64_t p = 0; p < k; ++p)
+                                        want += half_value(t, a[size_t(i + p * lda)]) * half_value(t, b[size_t(p + j * k)]);
+                                    ASSERT_NEAR(g.alpha * want, c[size_t(i + j * m)], bound) << "C(" << i << "," << j << ")";
+                                }
+                            aligned_c = c;
+                            continue;
+                        }
+                        ASSERT_EQ(0, std::memcmp(c.data(), aligned_c.data(), c.size() * sizeof(float)))
+                            << "C differs from the aligned A's";
+                    }
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a skinny kernel runs on this CPU";
+}
+
 // The path that reads op(A)'s rows in place (few columns, A transposed; the
 // AMX kernel), with each kernel that has one: m around the 32-row blocks (a
 // last partial block is copied), n around the 16- and 32-column tiles and

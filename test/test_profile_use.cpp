@@ -160,7 +160,7 @@ void expect_correct_sgemm() {
 // 600 x 16 x 1000: the skinny path by the library's own limit, the blocked path
 // under the profile's (8 columns).
 void expect_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
-    if (cfg.gemm(ridge::Dtype::f32).kernel->skinny_f32 == nullptr) return;  // no skinny path on this CPU
+    if (cfg.gemm(ridge::Dtype::f32).kernel->skinny == nullptr) return;  // no skinny path on this CPU
     const int m = 600, n = 16, k = 1000;  // above the small path's built-in volume
     std::vector<float> a(size_t(m) * k, 0.5f), b(size_t(k) * n, 0.25f), c(size_t(m) * n, 0.0f);
     ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,

@@ -325,7 +325,7 @@ void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParam
 
 void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
                              Crossover* out) {
-    if (kernel.skinny_f32 == nullptr) return;
+    if (kernel.skinny == nullptr) return;
     ridge::GemmPlan skinny = blocked_plan(kernel, blocking, 1);
     skinny.skinny_path = true;
     const ridge::GemmPlan blocked = blocked_plan(kernel, blocking, 1);

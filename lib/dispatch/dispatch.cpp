@@ -87,7 +87,7 @@ constexpr int64_t kSkinnyWideMinRows = 512;
 
 bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
-    return g.input == Dtype::f32 && kernel.skinny_f32 != nullptr && !g.trans_a &&
+    return kernel.skinny != nullptr && !g.trans_a &&
            g.n <= std::min(cfg.skinny_max_columns, kSkinnyMaxN) && g.m >= min_rows;
 }
 

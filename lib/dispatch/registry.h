@@ -26,7 +26,7 @@ struct GemmKernel {
     PackPanel pack_panel;    // packs op(A) panels (and op(B)^T panels, unless pack_panel_b differs)
     PackPanel pack_panel_b;  // packs op(B)^T panels
     GemmSmallUkrF32 small_f32;  // unpacked kernel for small fp32 problems; may be null
-    GemmSkinnyUkrF32 skinny_f32;  // fp32 with few columns: A in place, B by chunks; may be null
+    GemmSkinnyUkr skinny;           // few columns: A in place (its input type), B by chunks; may be null
     GemmFewRowsUkrF32 few_rows_f32;  // fp32 with m <= 16: dot products, B read in place; may be null
     GemmFewRowsOuterUkrF32 few_rows_outer_f32;  // fp32 with 8 < m <= 48: outer products, B in place; may be null
     int packed_bytes;           // bytes of one packed element (4: fp32, 2: bf16)

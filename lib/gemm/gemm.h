@@ -33,7 +33,7 @@ struct GemmPlan {
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
-    bool skinny_path = false;  // take gemm_skinny_n_f32 (fp32, kernel->skinny_f32, A untransposed, n <= kSkinnyMaxN)
+    bool skinny_path = false;  // take gemm_skinny_n (kernel->skinny, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer_f32 too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
     bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
@@ -65,10 +65,12 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
 // Problem i of a strided batch.
 GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i);
 
-// Few columns of C, A untransposed, fp32: A read once in place (gemm_skinny.cpp),
-// for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows on its stack).
+// Few columns of C, A untransposed: A read once in place (gemm_skinny.cpp), in
+// its input type (fp32, or fp16/bf16 where the kernel converts as it loads),
+// for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows, converted to
+// fp32, on its stack).
 constexpr int64_t kSkinnyMaxN = 128;
-ridge_status gemm_skinny_n_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads);
 // Columns of A (k steps) per chunk of that sweep, for n columns of C; C is
 // read and written once per chunk.
 int64_t skinny_chunk_columns(int64_t n);

@@ -2,21 +2,24 @@
 // vectors): C = alpha * A * op(B) + beta * C with A untransposed, n small.
 //
 // Packing A would read and write all of A to reuse each element only n times;
-// instead A is read once, in place, by the skinny kernel (GemmKernel::skinny_f32).
+// instead A is read once, in place, by the skinny kernel (GemmKernel::skinny).
 // The sweep is what matters for memory: k in chunks of a few columns, each
 // chunk swept over all rows, so A streams as that many sequential column runs
 // (a number the hardware prefetchers can follow) and C, m x n, stays in L2
 // between chunks. Within a chunk each tile of A rows (MR rows of the chunk, from L1)
 // meets every column group of C before the sweep moves on, and the kernel
 // prefetches the tile kPrefetchTiles further down while it computes.
-// B's chunk (its rows of op(B), at most 16 KiB) is copied k-major first, so the
-// kernel's broadcasts come from one pointer at fixed offsets.
+// B's chunk (its rows of op(B), at most 16 KiB as fp32) is copied k-major first,
+// converted to fp32, so the kernel's broadcasts come from one pointer at fixed
+// offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
+// are fp32's): half the bytes streamed.
 // Threads split rows; each C element sees the same chunks in the same order.
 #include <omp.h>
 
 #include <algorithm>
 
 #include "gemm/gemm.h"
+#include "kernels/convert.h"
 
 namespace ridge {
 namespace {
@@ -55,11 +58,11 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
 }
 
 // The sweep's tiles of rows. When A's columns all start the same distance into
-// a cache line (a malloc'ed A, 16 bytes in, with lda a multiple of 16 floats),
+// a cache line (a malloc'ed A, 16 bytes in, with lda a whole number of lines),
 // a first tile of `head` rows reaches the first aligned row, so that every
-// later MR-row tile loads whole lines: two per k step, the two the kernel
-// prefetches (a tile straddling three lines ran 13-20% slower: 4096 x n x 4096,
-// n = 8, 16, 32).
+// later MR-row tile loads whole lines: two per k step for fp32, one for 16-bit
+// A, the lines the kernel prefetches (an fp32 tile straddling three lines ran
+// 13-20% slower: 4096 x n x 4096, n = 8, 16, 32).
 struct RowTiles {
     int64_t m, MR, head;
     int64_t count() const { return (head > 0 ? 1 : 0) + (m - head + MR - 1) / MR; }
@@ -70,18 +73,27 @@ struct RowTiles {
     }
 };
 RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
-    const int64_t line_offset = int64_t(reinterpret_cast<uintptr_t>(g.a) % 64) / int64_t(sizeof(float));
-    const bool uniform = g.lda % 16 == 0 && reinterpret_cast<uintptr_t>(g.a) % sizeof(float) == 0;
-    const int64_t head = uniform && line_offset != 0 ? std::min(g.m, 16 - line_offset) : 0;
+    const int64_t bytes = dtype_bytes(g.input), rows_per_line = 64 / bytes;
+    const uintptr_t address = reinterpret_cast<uintptr_t>(g.a);
+    const int64_t line_offset = int64_t(address % 64) / bytes;
+    const bool uniform = (g.lda * bytes) % 64 == 0 && address % uintptr_t(bytes) == 0;
+    const int64_t head = uniform && line_offset != 0 ? std::min(g.m, rows_per_line - line_offset) : 0;
     return {g.m, MR, head};
 }
 
-// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n.
+// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n, converted to fp32 (exactly).
+template <typename T, float (*kToF32)(T)>
 void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
-    const float* b = static_cast<const float*>(g.b);
+    const T* b = static_cast<const T*>(g.b);
     for (int64_t p = 0; p < kc; ++p)
         for (int64_t j = 0; j < g.n; ++j)
-            b_chunk[p * g.n + j] = g.trans_b ? b[j + (p0 + p) * g.ldb] : b[(p0 + p) + j * g.ldb];
+            b_chunk[p * g.n + j] = kToF32(g.trans_b ? b[j + (p0 + p) * g.ldb] : b[(p0 + p) + j * g.ldb]);
+}
+float f32_as_is(float x) { return x; }
+void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
+    if (g.input == Dtype::f16) return copy_b_chunk<uint16_t, f16_to_f32>(g, p0, kc, b_chunk);
+    if (g.input == Dtype::bf16) return copy_b_chunk<uint16_t, bf16_to_f32>(g, p0, kc, b_chunk);
+    copy_b_chunk<float, f32_as_is>(g, p0, kc, b_chunk);
 }
 
 // Tiles [tile_first, tile_last) of `tiles`.
@@ -89,7 +101,8 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
                 int64_t tile_last) {
     const int64_t MR = ker.MR;
     const int64_t row_last = tiles.first(tile_last);
-    const float* a = static_cast<const float*>(g.a);
+    const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
+    const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, ker.NR);
     const int64_t chunk = skinny_chunk_columns(g.n);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
@@ -97,16 +110,16 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
         const int64_t kc = std::min(chunk, g.k - p0);
         const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
         copy_b_chunk(g, p0, kc, b_chunk);
-        const float* a_chunk = a + p0 * g.lda;
+        const char* a_chunk = a + p0 * g.lda * bytes;
         for (int64_t t = tile_first; t < tile_last; ++t) {
             const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
             const int64_t ahead = i0 + kPrefetchTiles * MR;
             for (int64_t grp = 0; grp < groups.count; ++grp) {
                 const int64_t j0 = groups.first(grp);
                 // The first group brings the tile in from memory; prefetch there only.
-                const float* a_next = grp == 0 && ahead < row_last ? a_chunk + ahead : nullptr;
-                ker.skinny_f32(mr, groups.width(grp), kc, g.alpha, a_chunk + i0, g.lda, b_chunk + j0, g.n, beta,
-                               g.c + i0 + j0 * g.ldc, g.ldc, a_next);
+                const char* a_next = grp == 0 && ahead < row_last ? a_chunk + ahead * bytes : nullptr;
+                ker.skinny(mr, groups.width(grp), kc, g.alpha, a_chunk + i0 * bytes, g.lda, b_chunk + j0, g.n, beta,
+                           g.c + i0 + j0 * g.ldc, g.ldc, a_next);
             }
         }
     }
@@ -116,7 +129,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 int64_t skinny_chunk_columns(int64_t n) { return n <= 16 ? 16 : kMaxChunkColumns; }
 
-ridge_status gemm_skinny_n_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads) {
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
     if (threads <= 1 || count < 2) {

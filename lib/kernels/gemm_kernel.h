@@ -41,13 +41,14 @@ using GemmSmallUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t k, float alpha,
 // Skinny kernel (few columns of C, A untransposed; see gemm_skinny.cpp): one
 // tile of at most MR x NR of C from A read in place and a k-major chunk of B:
 //   C[0:mr, 0:nr] = alpha * A[0:mr, 0:kc] * Bc[0:kc, 0:nr] + beta * C
-// A(i, p) = a[i + p*lda]; Bc(p, j) = b[p*b_step + j]. a_next: when not null,
-// the kernel also prefetches a_next[p*lda + 0..31] for each p (the rows the
-// caller will pass next; never dereferenced). beta == 0 means C is written,
-// never read. Nothing outside mr x nr of C is touched.
-using GemmSkinnyUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, const float* a, int64_t lda,
-                                  const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
-                                  const float* a_next);
+// A(i, p) = a[i + p*lda] in the kernel's input type (converted to fp32 as it
+// is loaded); Bc(p, j) = b[p*b_step + j], fp32. a_next: when not null, the
+// kernel also prefetches a_next's 32 rows for each p (the rows the caller will
+// pass next; never dereferenced). beta == 0 means C is written, never read.
+// Nothing outside mr x nr of C is touched.
+using GemmSkinnyUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
+                               const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
+                               const void* a_next);
 
 // Few-rows kernel (m <= 16), dot-product form (see gemm_skinny_m.cpp):
 //   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3
@@ -104,9 +105,15 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc);
-void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const float* a,
+void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                       int64_t ldc, const float* a_next);
+                                       int64_t ldc, const void* a_next);
+void ukr_f16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                       int64_t ldc, const void* a_next);
+void ukr_bf16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                        int64_t ldc, const void* a_next);
 void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
                                         int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc);

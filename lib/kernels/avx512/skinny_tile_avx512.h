@@ -1,0 +1,155 @@
+// The skinny kernel (few columns of C: decode), AVX-512F, for A in any
+// input type: an mr x nr tile (mr <= 32, nr <= 12) of C from A read in place
+// (each element converted to fp32 as it is loaded, by `Load`) and a short
+// k-major chunk of fp32 B. Header-only: each input type's kernel file
+// (<dtype>_gemm_skinny_avx512.cpp) instantiates it with its loader.
+//
+// The skinny driver (gemm_skinny.cpp) streams A once from memory in chunks of
+// a few columns; each call covers one chunk, so the per-call work is small and
+// the loop must carry nothing but the FMAs. B's chunk is copied k-major (row p
+// of op(B) contiguous) by the driver, so the nr broadcasts of a k step sit at
+// fixed offsets from one pointer: addressing B in place at a column stride
+// needs one register per column, and at 12 columns the compiler spills them
+// (measured: the in-place kernel reached half the FMA peak in L2, 114-125
+// GFLOP/s at 512 x 16..64 x 512). The register tile is the 32 x 12 kernel's
+// (f32_gemm_avx512.cpp): 24 accumulators, two A vectors, one broadcast.
+// Rows past mr are masked off; columns past nr are never computed (one
+// instance per nr, so a 16-column problem runs as two 8-column tiles, not 12 + 4).
+#pragma once
+
+#include <immintrin.h>
+
+#include "kernels/avx512/lanes_avx512.h"
+#include "kernels/gemm_kernel.h"
+
+namespace ridge {
+// Internal linkage: each kernel file gets its own copy (all compiled with the
+// same AVX-512 flags; nothing here is shared across ISAs).
+namespace {
+
+constexpr int kMR = 32;
+constexpr int kNR = 12;
+
+// Loaders: 16 consecutive elements of A as 16 fp32 lanes (kFull: all 16, else
+// the lanes of `mask`, zeros elsewhere), and how many bytes 32 rows of A span
+// (the lines to prefetch per k step).
+struct LoadF32 {
+    using T = float;
+    static constexpr int kRowBytes = 4;
+    template <bool kFull>
+    static __m512 load(const float* p, __mmask16 mask) {
+        return load_lanes<kFull>(p, mask);
+    }
+};
+struct LoadF16 {
+    using T = uint16_t;
+    static constexpr int kRowBytes = 2;
+    template <bool kFull>
+    static __m512 load(const uint16_t* p, __mmask16 mask) {  // vcvtph2ps: exact
+        return _mm512_cvtph_ps(kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                                     : _mm256_maskz_loadu_epi16(mask, p));
+    }
+};
+struct LoadBF16 {
+    using T = uint16_t;
+    static constexpr int kRowBytes = 2;
+    template <bool kFull>
+    static __m512 load(const uint16_t* p, __mmask16 mask) {  // bf16 is fp32's top half: exact
+        const __m256i h = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                                : _mm256_maskz_loadu_epi16(mask, p);
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
+};
+
+// Rows 0-15 and 16-31 of each column of the tile in lo[j], hi[j].
+// kPrefetch: also bring in a_next's rows of the same kc columns (the tile the
+// driver computes next): the lines of 32 rows per k step.
+template <typename Load, int NR, bool kPrefetch, bool kFull>
+inline void accumulate(int64_t kc, const typename Load::T* a, int64_t lda, const float* b, int64_t b_step,
+                       const typename Load::T* a_next, __mmask16 mask_lo, __mmask16 mask_hi, __m512 (&lo)[NR],
+                       __m512 (&hi)[NR]) {
+#pragma GCC unroll 12
+    for (int j = 0; j < NR; ++j) {
+        lo[j] = _mm512_setzero_ps();
+        hi[j] = _mm512_setzero_ps();
+    }
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; ++p) {
+        if (kPrefetch)
+            for (int line = 0; line < kMR * Load::kRowBytes; line += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
+        const __m512 a_lo = Load::template load<kFull>(a + p * lda, mask_lo);
+        const __m512 a_hi = Load::template load<kFull>(a + p * lda + 16, mask_hi);
+#pragma GCC unroll 12
+        for (int j = 0; j < NR; ++j) {
+            const __m512 bj = _mm512_set1_ps(b[j]);
+            lo[j] = _mm512_fmadd_ps(a_lo, bj, lo[j]);
+            hi[j] = _mm512_fmadd_ps(a_hi, bj, hi[j]);
+        }
+        b += b_step;
+    }
+}
+
+// C = alpha * acc + beta * C; beta == 0 never reads C (a NaN in it must not
+// survive); beta == 1, every chunk after the first, is one FMA per vector.
+template <int NR, bool kFull>
+inline void update_c(const __m512 (&lo)[NR], const __m512 (&hi)[NR], float alpha, float beta, float* c,
+                     int64_t ldc, __mmask16 mask_lo, __mmask16 mask_hi) {
+    const __m512 valpha = _mm512_set1_ps(alpha);
+    const __m512 vbeta = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int j = 0; j < NR; ++j) {
+        float* cj = c + j * ldc;
+        __m512 r_lo, r_hi;
+        if (beta == 0.0f) {
+            r_lo = _mm512_mul_ps(valpha, lo[j]);
+            r_hi = _mm512_mul_ps(valpha, hi[j]);
+        } else if (beta == 1.0f) {
+            r_lo = _mm512_fmadd_ps(valpha, lo[j], load_lanes<kFull>(cj, mask_lo));
+            r_hi = _mm512_fmadd_ps(valpha, hi[j], load_lanes<kFull>(cj + 16, mask_hi));
+        } else {
+            r_lo = _mm512_fmadd_ps(valpha, lo[j], _mm512_mul_ps(vbeta, load_lanes<kFull>(cj, mask_lo)));
+            r_hi = _mm512_fmadd_ps(valpha, hi[j], _mm512_mul_ps(vbeta, load_lanes<kFull>(cj + 16, mask_hi)));
+        }
+        store_lanes<kFull>(cj, mask_lo, r_lo);
+        store_lanes<kFull>(cj + 16, mask_hi, r_hi);
+    }
+}
+
+template <typename Load, int NR, bool kFull>
+void skinny_tile(int64_t kc, float alpha, const void* a, int64_t lda, const float* b, int64_t b_step, float beta,
+                 float* c, int64_t ldc, const void* a_next, __mmask16 mask_lo, __mmask16 mask_hi) {
+    using T = typename Load::T;
+    const T* at = static_cast<const T*>(a);
+    const T* next = static_cast<const T*>(a_next);
+    __m512 lo[NR];
+    __m512 hi[NR];
+    if (next != nullptr)
+        accumulate<Load, NR, true, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+    else
+        accumulate<Load, NR, false, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+    update_c<NR, kFull>(lo, hi, alpha, beta, c, ldc, mask_lo, mask_hi);
+}
+
+using SkinnyTile = void (*)(int64_t, float, const void*, int64_t, const float*, int64_t, float, float*, int64_t,
+                            const void*, __mmask16, __mmask16);
+
+// One instance per width: full tiles (all 32 rows, kFull) and edge tiles (masked rows).
+template <typename Load, bool kFull>
+constexpr SkinnyTile kTileForNr[kNR + 1] = {
+    nullptr,
+    skinny_tile<Load, 1, kFull>, skinny_tile<Load, 2, kFull>,  skinny_tile<Load, 3, kFull>,
+    skinny_tile<Load, 4, kFull>, skinny_tile<Load, 5, kFull>,  skinny_tile<Load, 6, kFull>,
+    skinny_tile<Load, 7, kFull>, skinny_tile<Load, 8, kFull>,  skinny_tile<Load, 9, kFull>,
+    skinny_tile<Load, 10, kFull>, skinny_tile<Load, 11, kFull>, skinny_tile<Load, 12, kFull>};
+
+// The kernel of GemmSkinnyUkr (gemm_kernel.h) for A of Load's type.
+template <typename Load>
+void skinny_kernel(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
+                   int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+    const SkinnyTile tile = mr == kMR ? kTileForNr<Load, true>[nr] : kTileForNr<Load, false>[nr];
+    tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next, first_lanes(mr), first_lanes(mr - kMR / 2));
+}
+
+}  // namespace
+}  // namespace ridge
