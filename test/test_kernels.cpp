@@ -761,7 +761,7 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
         call.n += 25;  // just above it
         EXPECT_TRUE(dispatched_on("skinny_m", call, rng)) << "m=" << m;
     }
-    if (ker->few_rows_outer_f32 == nullptr) return;
+    if (ker->few_rows_outer == nullptr) return;
     // 17-48 rows: where the small path does not take them (above 512^3, or
     // A's columns more than 512 floats apart), up to 48 rows and while A's
     // packed panel (32 rows x k) fits in half of L2.
@@ -840,7 +840,7 @@ TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
                   {1000, 16, 600, false, false, 0, untransposed},
                   {100, 16, 100, true, false, 0, "small"}},
                  0.5f, 0.25f, rng);
-    if (ker->few_rows_outer_f32 == nullptr) return;
+    if (ker->few_rows_outer == nullptr) return;
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
     expect_paths({{1000, 48, 600, true, false, 0, "skinny_trans_a"},
                   {1000, 33, 600, true, true, 0, "skinny_trans_a"},

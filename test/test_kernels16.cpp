@@ -832,6 +832,78 @@ TEST(Driver16, SkinnyPathWithAStartingInsideACacheLine) {
     if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a skinny kernel runs on this CPU";
 }
 
+// Every m x n x k of the lists with A transposed through `plan`: B as stored
+// both ways, padded leading dimensions, alpha and beta in turn (beta = 0 over
+// NaN), 1 and 3 threads, each checked by run_driver16.
+::testing::AssertionResult sweep_trans_a(ridge::GemmPlan plan, std::initializer_list<int64_t> ms,
+                                         std::initializer_list<int64_t> ns, std::initializer_list<int64_t> ks,
+                                         std::mt19937& rng) {
+    int serial = 0;
+    for (int64_t m : ms)
+        for (int64_t n : ns)
+            for (int64_t k : ks) {
+                Call c;
+                c.m = m, c.n = n, c.k = k, c.ta = true, c.tb = serial % 2 == 1;
+                c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = serial % 2;
+                plan.threads = serial % 3 == 0 ? 3 : 1;
+                ++serial;
+                if (auto r = run_driver16(c, plan, rng); !r) return r;
+            }
+    return ::testing::AssertionSuccess();
+}
+
+// C = op(A) * B through the dispatcher on 16-bit ones (`one`: the type's 1.0),
+// m x n x k with A transposed or not, reporting: the path the report names, or
+// a failure when the call fails or some C element is not k.
+::testing::AssertionResult dispatched_path(ridge::Dtype input, uint16_t one, bool ta, int64_t m, int64_t n, int64_t k,
+                                           std::string* path) {
+    std::vector<uint16_t> a(size_t(m * k), one), b(size_t(k * n), one);
+    std::vector<float> c(size_t(m * n), quiet_nan());
+    ridge::GemmArgs g;
+    g.input = input;
+    g.trans_a = ta, g.m = m, g.n = n, g.k = k, g.alpha = 1.0f, g.beta = 0.0f;
+    g.a = a.data(), g.lda = ta ? k : m, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = m;
+    ridge_set_report(1);
+    const ridge_status status = ridge::dispatch_gemm(g);
+    ridge_set_report(0);
+    ridge_report r;
+    if (status != RIDGE_SUCCESS || ridge_last_report(&r) != RIDGE_SUCCESS)
+        return ::testing::AssertionFailure() << "call or report failed";
+    *path = r.path;
+    for (int64_t i = 0; i < m * n; ++i)
+        if (c[size_t(i)] != float(k)) return ::testing::AssertionFailure() << "element " << i << " " << c[size_t(i)];
+    return ::testing::AssertionSuccess();
+}
+
+// Few columns with a 16-bit A transposed on the few-rows path run on C^T
+// (outer-product kernel, which widens A's columns as it copies them), with
+// each 16-bit kernel that has one: n over the 16-, 32- and 48-row tiles and
+// their remainders (9-48), m around the column groups, k around the 16-step
+// copies, B both ways, padding, alpha and beta (beta = 0 over NaN), 1 and 3
+// threads; and dispatch sends such shapes there (not 8 or 49 columns).
+TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 227;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        if (ker->few_rows_outer == nullptr) continue;
+        ++kernels;
+        ridge::GemmPlan plan = model_plan(*ker);
+        plan.skinny_trans_a_path = true;
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {9, 16, 17, 31, 32, 33, 47, 48}, {1, 15, 16, 17, 100}, rng));
+    }
+    if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a few-rows outer kernel runs on this CPU";
+    if (ridge::runtime_config().gemm(ridge::Dtype::f16).kernel->few_rows_outer == nullptr) return;
+    for (int64_t n : {8, 16, 48, 49}) {
+        std::string path;
+        ASSERT_TRUE(dispatched_path(ridge::Dtype::f16, 0x3c00, true, 300, n, 200, &path)) << "n=" << n;
+        EXPECT_EQ(n == 8 || n == 49 ? "blocked" : "skinny_trans_a", path) << "n=" << n;
+    }
+}
+
 // The path that reads op(A)'s rows in place (few columns, A transposed; the
 // AMX kernel), with each kernel that has one: m around the 32-row blocks (a
 // last partial block is copied), n around the 16- and 32-column tiles and
@@ -842,24 +914,14 @@ TEST(Driver16, RowsInPlacePathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 224;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    int kernels = 0, serial = 0;
+    int kernels = 0;
     for (const ridge::GemmKernel* ker : kernels16()) {
         if (ker->rows_in_place == nullptr) continue;
         ++kernels;
         ridge::GemmPlan plan = model_plan(*ker);
         plan.rows_in_place_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
-        for (int64_t m : {1, 31, 32, 33, 70})
-            for (int64_t n : {1, 2, 15, 16, 17, 32, 33, 70})
-                for (int64_t k : {1, 31, 32, 33, 70}) {
-                    Call c;
-                    c.m = m, c.n = n, c.k = k, c.ta = true, c.tb = serial % 2 == 1;
-                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
-                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = serial % 2;
-                    plan.threads = serial % 3 == 0 ? 3 : 1;
-                    ++serial;
-                    ASSERT_TRUE(run_driver16(c, plan, rng));
-                }
+        ASSERT_TRUE(sweep_trans_a(plan, {1, 31, 32, 33, 70}, {1, 2, 15, 16, 17, 32, 33, 70}, {1, 31, 32, 33, 70}, rng));
         Call c;
         c.m = 161, c.n = 40, c.k = 100, c.ta = true, c.alpha = 0.75f, c.beta = 0.5f;
         std::vector<float> one, many;
@@ -887,23 +949,11 @@ TEST(Driver16, DispatchTakesRowsInPlaceForFewColumnsOfATransposedA) {
         bool ta;
         const char* path;
     };
-    const int64_t m = 300, k = 200;
-    std::vector<uint16_t> a(size_t(m * k), 0x3f80), b(size_t(k * 129), 0x3f80);  // bf16 ones
-    std::vector<float> c(size_t(m * 129));
     for (const Case& cs : {Case{16, true, "rows_in_place"}, Case{128, true, "rows_in_place"},
                            Case{129, true, "blocked"}, Case{16, false, "blocked"}}) {
-        ridge::GemmArgs g;
-        g.input = ridge::Dtype::bf16;
-        g.trans_a = cs.ta, g.m = m, g.n = cs.n, g.k = k, g.alpha = 1.0f, g.beta = 0.0f;
-        g.a = a.data(), g.lda = cs.ta ? k : m, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = m;
-        std::fill(c.begin(), c.end(), quiet_nan());
-        ridge_set_report(1);
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
-        ridge_set_report(0);
-        ridge_report r;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-        EXPECT_STREQ(cs.path, r.path) << "n=" << cs.n << (cs.ta ? " A transposed" : "");
-        for (int64_t i = 0; i < m * cs.n; ++i) ASSERT_EQ(float(k), c[size_t(i)]) << "element " << i;
+        std::string path;
+        ASSERT_TRUE(dispatched_path(ridge::Dtype::bf16, 0x3f80, cs.ta, 300, cs.n, 200, &path)) << "n=" << cs.n;
+        EXPECT_EQ(cs.path, path) << "n=" << cs.n << (cs.ta ? " A transposed" : "");
     }
 }
 

@@ -117,7 +117,7 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
 // its packed 32 x k panel of A once per group and B once; its report says so.
 TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->few_rows_outer_f32 == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
+    if (ker->few_rows_outer == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
     const int64_t m = 30, n = 200, k = 1000;
     const ReportedCall call = reported_call(m, n, k, 600);  // above 160^3, A's columns far apart: not the small path's
     ASSERT_STREQ("skinny_m", call.report.path);
@@ -132,7 +132,7 @@ TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
 // the panel once per group and A once, and names the path.
 TEST(Report, FewColumnsOfATransposedACountBOncePerGroupOfRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->few_rows_outer_f32 == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
+    if (ker->few_rows_outer == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
     const int64_t m = 600, n = 30, k = 1000;  // more than 512 rows: not the small path's
     const ReportedCall call = reported_call(m, n, k, k, true);
     ASSERT_STREQ("skinny_trans_a", call.report.path);

@@ -6,7 +6,7 @@
 // prefetchers follow best); op(A), at most 48 x k, is packed once (64 KiB per
 // 1024 of k and 16 rows, from L2) and reused by every group of columns. Two
 // kernel forms:
-// - 9 to 48 rows, outer products (GemmKernel::few_rows_outer_f32): op(A)
+// - 9 to 48 rows, outer products (GemmKernel::few_rows_outer): op(A)
 //   packed as a panel of columns 16, 32 or 48 rows tall, groups of 24, 12 or
 //   8 columns of B (24 accumulators);
 // - up to 8 rows (or no outer kernel), dot products (few_rows_f32): C(i, j) is
@@ -22,13 +22,17 @@
 // large operand is A itself, read in place down its columns (each a row of
 // op(A), contiguous along k). That is a decode step in the layout of a
 // row-major x * W^T with W stored [outputs][inputs] (a linear layer's weight),
-// which reaches column-major ridge as A transposed.
+// which reaches column-major ridge as A transposed. With fp16 or bf16 inputs
+// (that use only: dispatch sends no 16-bit few-rows problem here otherwise)
+// op(B)^T is converted while it is packed and the outer-product kernel widens
+// A's columns as it copies them to its buffer; the dot-product kernel is fp32's.
 #include <omp.h>
 
 #include <algorithm>
 
 #include "gemm/gemm.h"
 #include "gemm/workspace.h"
+#include "kernels/convert.h"
 
 namespace ridge {
 namespace {
@@ -41,7 +45,7 @@ constexpr int64_t kDotGroupCols = 3;
 constexpr int64_t kOuterAccumulators = 24;  // the outer kernel's tile: 24 / vectors columns
 
 bool outer_form(const GemmArgs& g, const GemmKernel& ker) {
-    return g.m > kRowGroup && ker.few_rows_outer_f32 != nullptr;
+    return g.m > kRowGroup && ker.few_rows_outer != nullptr;
 }
 int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
 int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
@@ -68,12 +72,23 @@ void pack_rows(const GemmArgs& g, float* ar) {
         for (int64_t i = 0; i < g.m; ++i) ar[i * stride + p] = a[i + p * g.lda];
 }
 
+// op(A)(i, p) of a 16-bit op(A), in fp32 (exact).
+float op_a_16(const GemmArgs& g, int64_t i, int64_t p) {
+    const uint16_t h = static_cast<const uint16_t*>(g.a)[g.trans_a ? p + i * g.lda : i + p * g.lda];
+    return g.input == Dtype::f16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
 // panel[p*R + i] = op(A)(i, p), R = m rounded up to 16, zeros in rows m .. R-1:
-// the outer kernel's panel.
+// the outer kernel's panel (fp32, whatever the input type).
 void pack_columns(const GemmArgs& g, float* panel) {
     const float* a = static_cast<const float*>(g.a);
     const int64_t R = outer_vectors(g.m) * kLanes;
     std::fill(panel, panel + R * g.k, 0.0f);
+    if (g.input != Dtype::f32) {  // 16-bit: at most 48 x k elements, converted one by one
+        for (int64_t p = 0; p < g.k; ++p)
+            for (int64_t i = 0; i < g.m; ++i) panel[p * R + i] = op_a_16(g, i, p);
+        return;
+    }
     if (g.trans_a) {  // a row of op(A) is contiguous: read it in order
         for (int64_t i = 0; i < g.m; ++i)
             for (int64_t p = 0; p < g.k; ++p) panel[p * R + i] = a[p + i * g.lda];
@@ -100,14 +115,17 @@ void add_transposed_tile(const GemmArgs& g, const float* tile, int64_t nr, int64
 }
 
 // One group of columns starting at column j0, from A packed by the form's packer.
-// c_transposed: g's C holds C^T (see add_transposed_tile).
+// c_transposed: g's C holds C^T (see add_transposed_tile). B of a 16-bit type
+// is passed to the (outer) kernel in place, which converts it; transposed, it
+// is fp32 only (gathered here).
 void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0,
                bool c_transposed) {
     const float* b = static_cast<const float*>(g.b);
     const int64_t nr = std::min(group_columns(g, ker), g.n - j0);
-    const float* cols = b + j0 * g.ldb;  // op(B)(p, j) = b[p + j*ldb]
+    // op(B)(p, j) = b[p + j*ldb], elements of the input type
+    const void* cols = static_cast<const char*>(g.b) + j0 * g.ldb * dtype_bytes(g.input);
     int64_t ld = g.ldb;
-    if (g.trans_b) {  // op(B)(p, j) = b[j + p*ldb]: gather the columns
+    if (g.trans_b) {  // fp32, op(B)(p, j) = b[j + p*ldb]: gather the columns
         for (int64_t j = 0; j < nr; ++j)
             for (int64_t p = 0; p < g.k; ++p) b_copy[j * g.k + p] = b[(j0 + j) + p * g.ldb];
         cols = b_copy;
@@ -118,9 +136,10 @@ void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, 
     const int64_t ldc = c_transposed ? g.m : g.ldc;
     const float beta = c_transposed ? 0.0f : g.beta;
     if (outer_form(g, ker))
-        ker.few_rows_outer_f32(g.m, nr, g.k, g.alpha, packed_a, cols, ld, beta, c, ldc);
+        ker.few_rows_outer(g.m, nr, g.k, g.alpha, packed_a, cols, ld, beta, c, ldc);
     else
-        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, beta, c, ldc);
+        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), static_cast<const float*>(cols),
+                         ld, beta, c, ldc);
     if (c_transposed) add_transposed_tile(g, tile, nr, j0);
 }
 

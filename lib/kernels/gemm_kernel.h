@@ -64,12 +64,13 @@ using GemmFewRowsUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha
 // Few-rows kernel, outer-product form (9 <= m <= 48 is where it pays; see
 // gemm_skinny_m.cpp):
 //   C[0:m, 0:nr] = alpha * A[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  m <= 48
-// A is a packed panel of R = 16 * ceil(m / 16) rows: A(i, p) = panel[p*R + i],
+// A is a packed fp32 panel of R = 16 * ceil(m / 16) rows: A(i, p) = panel[p*R + i],
 // 64-byte aligned, zeros in rows m .. R-1. Column j of B is b + j*ldb, k
-// contiguous values, never read past k; any nr. beta == 0: C is written, never
-// read. Nothing outside m x nr of C is touched.
-using GemmFewRowsOuterUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
-                                        const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// contiguous values of the kernel's input type (converted to fp32 as read),
+// never read past k; any nr. beta == 0: C is written, never read. Nothing
+// outside m x nr of C is touched.
+using GemmFewRowsOuterUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                                     const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Kernel with the rows of op(A) read in place (few columns of C with A
 // transposed, bf16; see gemm_rows_in_place.cpp):
@@ -118,7 +119,11 @@ void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float 
                                         int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc);
 void ukr_f32_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
-                                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+                                         const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void ukr_f16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                                         const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void ukr_bf16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                                          const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Set-up and tear-down a kernel may need around its calls on one thread
 // within one GEMM call (AMX: tile configuration); may be null.

@@ -14,30 +14,11 @@
 
 #include "kernels/avx512/transpose_avx512.h"
 #include "kernels/avx512/lanes_avx512.h"
+#include "kernels/avx512/load_to_f32_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 namespace {
-
-
-// Loads n <= 16 consecutive elements of each source type as 16 fp32 lanes, zeros after n.
-struct LoadF32 {
-    using T = float;
-    static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
-};
-struct LoadF16 {
-    using T = uint16_t;
-    static __m512 load(const uint16_t* p, __mmask16 m) {
-        return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
-    }
-};
-struct LoadBF16 {
-    using T = uint16_t;
-    static __m512 load(const uint16_t* p, __mmask16 m) {
-        const __m512i widened = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
-        return _mm512_castsi512_ps(_mm512_slli_epi32(widened, 16));
-    }
-};
 
 template <typename Load>
 void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows, int64_t kc,
@@ -46,7 +27,7 @@ void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows,
         const typename Load::T* s = src + p * ld;
         float* d = dst + p * width;
         for (int64_t i = 0; i < width; i += 16) {
-            const __m512 v = Load::load(s + i, first_lanes(std::max<int64_t>(0, rows - i)));
+            const __m512 v = Load::template load<false>(s + i, first_lanes(std::max<int64_t>(0, rows - i)));
             _mm512_mask_storeu_ps(d + i, first_lanes(width - i), v);
         }
     }
@@ -62,7 +43,7 @@ void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, in
             const __mmask16 load_lanes = first_lanes(steps);
             __m512 r[16];
             for (int i = 0; i < 16; ++i)
-                r[i] = i0 + i < rows ? Load::load(src + (i0 + i) * ld + p0, load_lanes)
+                r[i] = i0 + i < rows ? Load::template load<false>(src + (i0 + i) * ld + p0, load_lanes)
                                      : _mm512_setzero_ps();
             transpose_16x16(r);
             for (int64_t t = 0; t < steps; ++t)

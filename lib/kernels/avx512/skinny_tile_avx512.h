@@ -20,6 +20,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512/lanes_avx512.h"
+#include "kernels/avx512/load_to_f32_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -29,37 +30,6 @@ namespace {
 
 constexpr int kMR = 32;
 constexpr int kNR = 12;
-
-// Loaders: 16 consecutive elements of A as 16 fp32 lanes (kFull: all 16, else
-// the lanes of `mask`, zeros elsewhere), and how many bytes 32 rows of A span
-// (the lines to prefetch per k step).
-struct LoadF32 {
-    using T = float;
-    static constexpr int kRowBytes = 4;
-    template <bool kFull>
-    static __m512 load(const float* p, __mmask16 mask) {
-        return load_lanes<kFull>(p, mask);
-    }
-};
-struct LoadF16 {
-    using T = uint16_t;
-    static constexpr int kRowBytes = 2;
-    template <bool kFull>
-    static __m512 load(const uint16_t* p, __mmask16 mask) {  // vcvtph2ps: exact
-        return _mm512_cvtph_ps(kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-                                     : _mm256_maskz_loadu_epi16(mask, p));
-    }
-};
-struct LoadBF16 {
-    using T = uint16_t;
-    static constexpr int kRowBytes = 2;
-    template <bool kFull>
-    static __m512 load(const uint16_t* p, __mmask16 mask) {  // bf16 is fp32's top half: exact
-        const __m256i h = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-                                : _mm256_maskz_loadu_epi16(mask, p);
-        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-    }
-};
 
 // Rows 0-15 and 16-31 of each column of the tile in lo[j], hi[j].
 // kPrefetch: also bring in a_next's rows of the same kc columns (the tile the
@@ -76,7 +46,7 @@ inline void accumulate(int64_t kc, const typename Load::T* a, int64_t lda, const
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
         if (kPrefetch)
-            for (int line = 0; line < kMR * Load::kRowBytes; line += 64)
+            for (int line = 0; line < kMR * Load::kBytes; line += 64)
                 _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
         const __m512 a_lo = Load::template load<kFull>(a + p * lda, mask_lo);
         const __m512 a_hi = Load::template load<kFull>(a + p * lda + 16, mask_hi);

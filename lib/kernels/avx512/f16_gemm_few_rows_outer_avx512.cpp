@@ -1,0 +1,13 @@
+// fp16 few-rows kernel, outer-product form, on AVX-512F: the tiles of
+// few_rows_outer_avx512.h with B widened to fp32 (vcvtph2ps, exact) as each
+// 16 k steps of its columns are copied to the kernel's buffer.
+#include "kernels/avx512/few_rows_outer_avx512.h"
+
+namespace ridge {
+
+void ukr_f16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                                         const void* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    few_rows_outer_kernel<LoadF16>(m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+}
+
+}  // namespace ridge

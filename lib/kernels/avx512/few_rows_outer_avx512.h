@@ -1,0 +1,150 @@
+// Few rows of C (9 to 48 of them), AVX-512, in outer-product form, for B in any
+// input type (converted to fp32 as it is copied to the kernel's buffer, by
+// `Load`). Header-only: each input type's file
+// (<dtype>_gemm_few_rows_outer_avx512.cpp) instantiates it. The rows
+// of a column of C are 1, 2 or 3 zmm, so a k step loads that many vectors of
+// op(A)'s column (from a packed panel in L2) and multiplies them by B's
+// element of each column of the tile, broadcast from memory (with one vector
+// the broadcast is the FMA's embedded operand: one uop).
+//
+// Why not the dot-product kernel (f32_gemm_few_rows_avx512.cpp) for 9-16 rows:
+// it loads 8 rows of A and 3 columns of B (11 vectors) per 24 FMAs, and with
+// m = 16 it reads A's 16 x k from L2 again for every 3 columns of B; it reached
+// 120-132 GFLOP/s at 16 x 264 x 1024 (B in L2) where this form reached
+// 140-150, and 83-97 against 106-121 at 16 x 4104 x 4096 (B from memory), 1
+// thread, standalone, alternating. With 8 rows or fewer the dot products stay
+// better: this form always spends 16 lanes per FMA. Why not the blocked path
+// for 17-48 rows: it packs all of B to reuse each element at most twice.
+//
+// B is read in place, down its columns, but not broadcast straight from it:
+// a tile's 24 columns are ldb apart, and when ldb is a multiple of 1 KiB
+// floats (4096 in the decode shapes) the same k step of every column falls
+// into one L1 set, 24 lines into 12 ways (measured: 95-99 GFLOP/s broadcasting
+// in place with ldb = 1024 against 149 with ldb padded by 16). So every 16 k
+// steps the kernel copies the tile's next 16 values of each column (one line
+// each, read once from memory) into a buffer of one line per column on the
+// stack (16-bit B widened to fp32 on the way), and broadcasts from there.
+// Software prefetch of B measured no better
+// than the hardware prefetchers following the sequential column streams.
+//
+// Tiles: 24 accumulators, as 16 rows x 24 columns, 32 x 12 or 48 x 8 (the
+// last vector of rows masked). Narrower remainders run as at most one tile of
+// each narrower width (16, 8, 4, 2, 1 columns).
+#pragma once
+
+#include <immintrin.h>
+
+#include "kernels/avx512/lanes_avx512.h"
+#include "kernels/avx512/load_to_f32_avx512.h"
+#include "kernels/gemm_kernel.h"
+
+namespace ridge {
+// Internal linkage: each kernel file gets its own copy.
+namespace {
+
+constexpr int kLanes = 16;         // fp32 lanes of a zmm: rows per vector of the tile
+constexpr int kStepsPerCopy = 16;  // k steps per copy of B: one line of each column
+
+// `steps` k steps of the tile (16, or the last k % 16 when kSteps is 0), the
+// panel and B at their first: copy each column's values to the buffer (masked
+// past k: never reads beyond the column), then per step V loads of A's column
+// and NJ broadcasts, each feeding V FMAs (with V = 1 the broadcast folds into
+// the FMA as its embedded-broadcast operand).
+template <typename Load, int V, int NJ, int kSteps>
+inline void accumulate_steps(int64_t steps, const float* panel, const typename Load::T* b, int64_t ldb,
+                             float* buffer, __m512 (&acc)[V][NJ]) {
+    const __mmask16 valid = first_lanes(steps);
+    // One column at a time through a running pointer: unrolled across all
+    // columns, GCC keeps every column's address in a register of its own and
+    // spills the accumulators.
+#pragma GCC unroll 4
+    for (int j = 0; j < NJ; ++j) {
+        _mm512_store_ps(buffer + j * kStepsPerCopy, Load::template load<kSteps == kStepsPerCopy>(b + j * ldb, valid));
+    }
+    const int64_t count = kSteps == kStepsPerCopy ? kStepsPerCopy : steps;
+#pragma GCC unroll 4
+    for (int64_t q = 0; q < count; ++q) {
+        __m512 a_column[V];
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) a_column[v] = _mm512_load_ps(panel + (q * V + v) * kLanes);
+#pragma GCC unroll 24
+        for (int j = 0; j < NJ; ++j) {
+            const __m512 bj = _mm512_set1_ps(buffer[j * kStepsPerCopy + q]);
+#pragma GCC unroll 3
+            for (int v = 0; v < V; ++v) acc[v][j] = _mm512_fmadd_ps(a_column[v], bj, acc[v][j]);
+        }
+    }
+}
+
+// C[0:m, 0:NJ] = alpha * A[0:m, 0:k] * B[0:k, 0:NJ] + beta * C, 16 * (V - 1) < m <= 16 * V.
+template <typename Load, int V, int NJ>
+void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_in, int64_t ldb, float beta,
+          float* c, int64_t ldc) {
+    const auto* b = static_cast<const typename Load::T*>(b_in);
+    alignas(64) float buffer[NJ * kStepsPerCopy];
+    __m512 acc[V][NJ];
+#pragma GCC unroll 24
+    for (int j = 0; j < NJ; ++j)
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
+    int64_t p = 0;
+    for (; p + kStepsPerCopy <= k; p += kStepsPerCopy)
+        accumulate_steps<Load, V, NJ, kStepsPerCopy>(kStepsPerCopy, panel + p * V * kLanes, b + p, ldb, buffer, acc);
+    if (p < k) accumulate_steps<Load, V, NJ, 0>(k - p, panel + p * V * kLanes, b + p, ldb, buffer, acc);
+    const __m512 valpha = _mm512_set1_ps(alpha);
+#pragma GCC unroll 24
+    for (int j = 0; j < NJ; ++j)
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) {
+            const __mmask16 rows = first_lanes(m - v * kLanes);
+            float* cv = c + j * ldc + v * kLanes;
+            __m512 out = _mm512_mul_ps(valpha, acc[v][j]);
+            if (beta != 0.0f)  // beta == 0: C is written, never read
+                out = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(rows, cv), out);
+            _mm512_mask_storeu_ps(cv, rows, out);
+        }
+}
+
+using Tile = void (*)(int64_t, int64_t, float, const float*, const void*, int64_t, float, float*, int64_t);
+struct Width {
+    int64_t columns;
+    Tile tile;
+};
+
+// Whole tiles of the widest width (24 accumulators: 24, 12 or 8 columns for
+// 1, 2 or 3 vectors of rows), then a remainder as at most one tile of each
+// narrower width.
+template <typename Load, size_t N>
+void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
+                const void* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    const auto* columns = static_cast<const typename Load::T*>(b);
+    int64_t j = 0;
+    for (const Width& w : widths)
+        for (; nr - j >= w.columns; j += w.columns)
+            w.tile(m, k, alpha, panel, columns + j * ldb, ldb, beta, c + j * ldc, ldc);
+}
+
+template <typename Load>
+constexpr Width kOneVector[] = {{24, tile<Load, 1, 24>}, {16, tile<Load, 1, 16>}, {8, tile<Load, 1, 8>},
+                                {4, tile<Load, 1, 4>},   {2, tile<Load, 1, 2>},   {1, tile<Load, 1, 1>}};
+template <typename Load>
+constexpr Width kTwoVectors[] = {{12, tile<Load, 2, 12>}, {8, tile<Load, 2, 8>}, {4, tile<Load, 2, 4>},
+                                 {2, tile<Load, 2, 2>},   {1, tile<Load, 2, 1>}};
+template <typename Load>
+constexpr Width kThreeVectors[] = {{8, tile<Load, 3, 8>}, {4, tile<Load, 3, 4>}, {2, tile<Load, 3, 2>},
+                                   {1, tile<Load, 3, 1>}};
+
+// The kernel of GemmFewRowsOuterUkr (gemm_kernel.h) for B of Load's type.
+template <typename Load>
+void few_rows_outer_kernel(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel, const void* b,
+                           int64_t ldb, float beta, float* c, int64_t ldc) {
+    if (m <= kLanes)
+        run_widths<Load>(kOneVector<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else if (m <= 2 * kLanes)
+        run_widths<Load>(kTwoVectors<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else
+        run_widths<Load>(kThreeVectors<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+}
+
+}  // namespace
+}  // namespace ridge
