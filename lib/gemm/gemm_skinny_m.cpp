@@ -201,7 +201,7 @@ GemmArgs transposed_problem(const GemmArgs& g) {
 
 double skinny_m_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
     const double groups = double((g.n + group_columns(g, ker) - 1) / group_columns(g, ker));
-    const double b_bytes = 4.0 * double(g.k) * double(g.n);
+    const double b_bytes = double(dtype_bytes(g.input)) * double(g.k) * double(g.n);  // B as stored; A's panel is fp32
     // Outer form: every group reads the whole panel; B's lines pass once.
     if (outer_form(g, ker)) return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes;
     // Dot form: every group reads every packed row; each 8-row tile reads the group's columns.
