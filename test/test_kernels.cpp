@@ -541,8 +541,8 @@ std::vector<const ridge::GemmKernel*> kernels_here(Has has) {
 std::vector<const ridge::GemmKernel*> kernels_with_skinny_path() {  // fp32 (16-bit ones: test_kernels16)
     return kernels_here([](const ridge::GemmKernel& k) { return k.skinny != nullptr && k.input == ridge::Dtype::f32; });
 }
-std::vector<const ridge::GemmKernel*> kernels_with_few_rows_path() {
-    return kernels_here([](const ridge::GemmKernel& k) { return k.few_rows_f32 != nullptr; });
+std::vector<const ridge::GemmKernel*> kernels_with_few_rows_path() {  // fp32 (16-bit ones: test_kernels16)
+    return kernels_here([](const ridge::GemmKernel& k) { return k.few_rows != nullptr && k.input == ridge::Dtype::f32; });
 }
 
 // The driver's skinny path (few columns, A untransposed, read in place) with
@@ -749,7 +749,7 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
 // while A's packed panel fits in half of L2 (the result right on every path).
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
     ASSERT_GE(ridge::runtime_config().small_max_volume, 160.0 * 160.0 * 160.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 10);
     for (int64_t m : {2, 9, 16}) {  // (m = 1 is a GEMV)
@@ -832,7 +832,7 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
 // L2; not 49 columns, not A untransposed, and not what the small path takes.
 TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    if (ker->few_rows_f32 == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
+    if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
     std::mt19937 rng(test_seed() + 16);
     const char* untransposed = ker->skinny != nullptr ? "skinny" : "blocked";
     expect_paths({{1000, 16, 600, true, false, 0, "skinny_trans_a"},

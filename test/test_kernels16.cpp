@@ -876,12 +876,43 @@ TEST(Driver16, SkinnyPathWithAStartingInsideACacheLine) {
     return ::testing::AssertionSuccess();
 }
 
+// The few-rows path (B read in place and widened by the kernel; op(A) packed
+// as fp32) with each 16-bit kernel that has one: m over the dot-product form
+// (1-8) and the outer form's tiles (9-48), n over the column groups, k around
+// the 16-step loads, A both ways, B as stored (transposed B is dispatched
+// elsewhere), padding, alpha and beta (beta = 0 over NaN), 1 and 3 threads.
+TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 228;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0, serial = 0;
+    for (const ridge::GemmKernel* ker : kernels16()) {
+        if (ker->few_rows == nullptr) continue;
+        ++kernels;
+        ridge::GemmPlan plan = model_plan(*ker);
+        plan.skinny_m_path = true;
+        SCOPED_TRACE(kernel_note(*ker, plan.blocking));
+        for (int64_t m : {1, 2, 7, 8, 9, 16, 17, 32, 33, 48})
+            for (int64_t n : {1, 3, 4, 13, 25, 50})
+                for (int64_t k : {1, 15, 16, 17, 70}) {
+                    Call c;
+                    c.m = m, c.n = n, c.k = k, c.ta = serial % 2 == 1;
+                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = serial % 2;
+                    plan.threads = serial % 3 == 0 ? 3 : 1;
+                    ++serial;
+                    ASSERT_TRUE(run_driver16(c, plan, rng));
+                }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a few-rows kernel runs on this CPU";
+}
+
 // Few columns with a 16-bit A transposed on the few-rows path run on C^T
-// (outer-product kernel, which widens A's columns as it copies them), with
-// each 16-bit kernel that has one: n over the 16-, 32- and 48-row tiles and
-// their remainders (9-48), m around the column groups, k around the 16-step
-// copies, B both ways, padding, alpha and beta (beta = 0 over NaN), 1 and 3
-// threads; and dispatch sends such shapes there (not 8 or 49 columns).
+// (its kernels widen A's columns as they read them), with each 16-bit kernel
+// that has one: n over the dot-product form (1-8) and the outer form's 16-,
+// 32- and 48-row tiles and remainders (9-48), m around the column groups, k
+// around the 16-step copies, B both ways, padding, alpha and beta (beta = 0
+// over NaN), 1 and 3 threads; and dispatch sends such shapes there (not 49).
 TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 227;
     SCOPED_TRACE(seed_note(seed));
@@ -893,14 +924,15 @@ TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
         ridge::GemmPlan plan = model_plan(*ker);
         plan.skinny_trans_a_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
-        ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {9, 16, 17, 31, 32, 33, 47, 48}, {1, 15, 16, 17, 100}, rng));
+        ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 47, 48},
+                                  {1, 15, 16, 17, 100}, rng));
     }
     if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a few-rows outer kernel runs on this CPU";
     if (ridge::runtime_config().gemm(ridge::Dtype::f16).kernel->few_rows_outer == nullptr) return;
-    for (int64_t n : {8, 16, 48, 49}) {
+    for (int64_t n : {2, 8, 16, 48, 49}) {
         std::string path;
         ASSERT_TRUE(dispatched_path(ridge::Dtype::f16, 0x3c00, true, 300, n, 200, &path)) << "n=" << n;
-        EXPECT_EQ(n == 8 || n == 49 ? "blocked" : "skinny_trans_a", path) << "n=" << n;
+        EXPECT_EQ(n == 49 ? "blocked" : "skinny_trans_a", path) << "n=" << n;
     }
 }
 

@@ -108,8 +108,6 @@ constexpr int64_t kSkinnyMaxRows = 16;
 // up to 16, times k) stays within half of L2: every group of columns reads
 // all of it again.
 constexpr int64_t kOuterMaxRows = 48;
-// Up to this many rows the few-rows path uses the dot-product kernel (gemm_skinny_m.cpp).
-constexpr int64_t kFewRowsDotMaxRows = 8;
 
 // B transposed is left to the blocked path: its columns are then strided, and
 // the few-rows path would have to gather each of them first.
@@ -121,7 +119,7 @@ bool outer_panel_fits(int64_t rows, int64_t k) {
 }
 
 bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
-    if (g.input != Dtype::f32 || g.trans_b || kernel.few_rows_f32 == nullptr) return false;
+    if (g.trans_b || kernel.few_rows == nullptr) return false;  // (a kernel row exists per input type)
     if (g.m <= kSkinnyMaxRows) return true;
     return kernel.few_rows_outer != nullptr && g.m <= kOuterMaxRows && outer_panel_fits(g.m, g.k);
 }
@@ -138,13 +136,9 @@ bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
 // 16 48 / 118 (57), 32 78 / 147 (96), 48 - / 157 (117).
 bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     if (!g.trans_a) return false;
-    // 16-bit inputs: the outer-product form only (its kernel widens A's columns
-    // as it copies them; the dot-product kernel is fp32's), so 9 to 48 columns.
+    // 16-bit inputs alike (the kernels widen A's columns as they read them).
     // Measured, fp16, 4096 x n x 4096 TN, 1 thread (GFLOP/s, blocked / this
     // path): n = 12 51 / 97, 16 49 / 127, 32 81 / 139, 48 99 / 139.
-    if (g.input != Dtype::f32)
-        return kernel.few_rows_outer != nullptr && g.n > kFewRowsDotMaxRows && g.n <= kOuterMaxRows &&
-               outer_panel_fits(g.n, g.k);
     GemmArgs transposed = g;  // only the shape and op(B') = A (untransposed) matter here
     transposed.m = g.n, transposed.n = g.m, transposed.trans_b = false;
     return use_skinny_m_path(kernel, transposed);

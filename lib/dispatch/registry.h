@@ -27,7 +27,7 @@ struct GemmKernel {
     PackPanel pack_panel_b;  // packs op(B)^T panels
     GemmSmallUkrF32 small_f32;  // unpacked kernel for small fp32 problems; may be null
     GemmSkinnyUkr skinny;           // few columns: A in place (its input type), B by chunks; may be null
-    GemmFewRowsUkrF32 few_rows_f32;  // fp32 with m <= 16: dot products, B read in place; may be null
+    GemmFewRowsUkr few_rows;        // m <= 16: dot products, B read in place (its input type); may be null
     GemmFewRowsOuterUkr few_rows_outer;  // 8 < m <= 48: outer products, B in place (its input type); may be null
     int packed_bytes;           // bytes of one packed element (4: fp32, 2: bf16)
     int k_group;                // k steps packed together (2: bf16 K-pairs, 32: AMX chunks); KC is a multiple

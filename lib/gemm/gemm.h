@@ -34,7 +34,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n (kernel->skinny, A untransposed, n <= kSkinnyMaxN)
-    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows_f32 must exist; above 16 rows few_rows_outer too)
+    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows must exist; above 16 rows few_rows_outer too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
     bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by

@@ -9,7 +9,7 @@
 // - 9 to 48 rows, outer products (GemmKernel::few_rows_outer): op(A)
 //   packed as a panel of columns 16, 32 or 48 rows tall, groups of 24, 12 or
 //   8 columns of B (24 accumulators);
-// - up to 8 rows (or no outer kernel), dot products (few_rows_f32): C(i, j) is
+// - up to 8 rows (or no outer kernel), dot products (few_rows): C(i, j) is
 //   row i of op(A) (packed into zero-padded rows) times column j of B, groups
 //   of 3 columns. Outer products spend 16 lanes per FMA whatever m is.
 // Transposed B (dispatch sends it elsewhere, but the path accepts it) has
@@ -22,10 +22,12 @@
 // large operand is A itself, read in place down its columns (each a row of
 // op(A), contiguous along k). That is a decode step in the layout of a
 // row-major x * W^T with W stored [outputs][inputs] (a linear layer's weight),
-// which reaches column-major ridge as A transposed. With fp16 or bf16 inputs
-// (that use only: dispatch sends no 16-bit few-rows problem here otherwise)
-// op(B)^T is converted while it is packed and the outer-product kernel widens
-// A's columns as it copies them to its buffer; the dot-product kernel is fp32's.
+// which reaches column-major ridge as A transposed.
+//
+// fp16 and bf16 inputs: op(A) (at most 48 x k) is converted to fp32 while it
+// is packed, and both kernels widen B's columns (A's, on C^T) as they read
+// them: half the bytes of the large operand streamed. B transposed stays fp32
+// only (dispatch sends it elsewhere).
 #include <omp.h>
 
 #include <algorithm>
@@ -57,6 +59,12 @@ int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
 int64_t packed_row_stride(int64_t k) { return (k + kKStep - 1) / kKStep * kKStep + kKStep; }
 int64_t packed_rows(int64_t m) { return (m + kRowGroup - 1) / kRowGroup * kRowGroup; }
 
+// op(A)(i, p) of a 16-bit op(A), in fp32 (exact).
+float op_a_16(const GemmArgs& g, int64_t i, int64_t p) {
+    const uint16_t h = static_cast<const uint16_t*>(g.a)[g.trans_a ? p + i * g.lda : i + p * g.lda];
+    return g.input == Dtype::f16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
 // Ar[i*stride + p] = op(A)(i, p), zeros past k and in rows m .. packed_rows(m).
 // A is read in its own order: transposed, a row of op(A) is contiguous;
 // untransposed, a column (m contiguous values) is spread across the rows.
@@ -64,18 +72,17 @@ void pack_rows(const GemmArgs& g, float* ar) {
     const float* a = static_cast<const float*>(g.a);
     const int64_t stride = packed_row_stride(g.k);
     std::fill(ar, ar + packed_rows(g.m) * stride, 0.0f);
+    if (g.input != Dtype::f32) {  // 16-bit: at most 16 x k elements, converted one by one
+        for (int64_t i = 0; i < g.m; ++i)
+            for (int64_t p = 0; p < g.k; ++p) ar[i * stride + p] = op_a_16(g, i, p);
+        return;
+    }
     if (g.trans_a) {
         for (int64_t i = 0; i < g.m; ++i) std::copy(a + i * g.lda, a + i * g.lda + g.k, ar + i * stride);
         return;
     }
     for (int64_t p = 0; p < g.k; ++p)
         for (int64_t i = 0; i < g.m; ++i) ar[i * stride + p] = a[i + p * g.lda];
-}
-
-// op(A)(i, p) of a 16-bit op(A), in fp32 (exact).
-float op_a_16(const GemmArgs& g, int64_t i, int64_t p) {
-    const uint16_t h = static_cast<const uint16_t*>(g.a)[g.trans_a ? p + i * g.lda : i + p * g.lda];
-    return g.input == Dtype::f16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
 
 // panel[p*R + i] = op(A)(i, p), R = m rounded up to 16, zeros in rows m .. R-1:
@@ -138,8 +145,7 @@ void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, 
     if (outer_form(g, ker))
         ker.few_rows_outer(g.m, nr, g.k, g.alpha, packed_a, cols, ld, beta, c, ldc);
     else
-        ker.few_rows_f32(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), static_cast<const float*>(cols),
-                         ld, beta, c, ldc);
+        ker.few_rows(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, beta, c, ldc);
     if (c_transposed) add_transposed_tile(g, tile, nr, j0);
 }
 

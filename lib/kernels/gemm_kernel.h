@@ -54,12 +54,13 @@ using GemmSkinnyUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, 
 //   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3
 // Row i of A is ar + i*ar_stride: k contiguous values, zero-padded up to a
 // multiple of 16, 64-byte aligned (ar_stride a multiple of 16), and rows up to
-// m rounded up to 8 exist (zeros past m). Column j of B is b + j*ldb, k
-// contiguous values, never read past k. beta == 0: C is written, never read.
+// m rounded up to 8 exist (zeros past m), fp32. Column j of B is b + j*ldb, k
+// contiguous values of the kernel's input type (converted to fp32 as loaded),
+// never read past k. beta == 0: C is written, never read.
 // Nothing outside m x nr of C is touched.
-using GemmFewRowsUkrF32 = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
-                                   int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
-                                   int64_t ldc);
+using GemmFewRowsUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
+                                int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
+                                int64_t ldc);
 
 // Few-rows kernel, outer-product form (9 <= m <= 48 is where it pays; see
 // gemm_skinny_m.cpp):
@@ -116,8 +117,14 @@ void ukr_bf16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, floa
                                         int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                         int64_t ldc, const void* a_next);
 void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
-                                        int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
+                                        int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc);
+void ukr_f16_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
+                                        int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
+                                        int64_t ldc);
+void ukr_bf16_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
+                                         int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
+                                         int64_t ldc);
 void ukr_f32_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                          const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void ukr_f16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,

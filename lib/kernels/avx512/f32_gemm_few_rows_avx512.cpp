@@ -1,109 +1,13 @@
-// Few rows of C (m <= 16), AVX-512, in dot-product form: C(i, j) is the dot
-// product of row i of op(A) and column j of op(B), both contiguous along k.
-//
-// Why dot products: with m <= 16 a GEMM is a stream of B (k x n, the large
-// operand, each element used by only m rows) past a small A. The outer-product
-// form (a column of A times broadcast elements of B) issues one load per FMA
-// for so few rows; here each k step of 16 loads 16 consecutive values of 3
-// columns of B and of 8 rows of A (11 vector loads) for 24 FMAs into 24
-// accumulators, and B is read in place, straight along its columns, which the
-// hardware prefetchers follow. The 16 partial sums of each accumulator are
-// added up once per tile, after all of k.
-//
-// Tile: 8 rows x 3 columns (24 zmm accumulators + 3 of B + 1 of A = 28 of the
-// 32 registers). Rows 8-15 run as a second tile over the same columns, which
-// then come from L2 (3 columns x k floats were just read).
-#include <immintrin.h>
-
-#include "kernels/gemm_kernel.h"
+// fp32 few-rows kernel, dot-product form, on AVX-512F: the tiles of
+// few_rows_dot_avx512.h with B loaded as it is.
+#include "kernels/avx512/few_rows_dot_avx512.h"
 
 namespace ridge {
-namespace {
-
-constexpr int kRowsPerTile = 8;
-
-// Software prefetch of each column of B 4 KiB ahead: the hardware prefetchers
-// alone left 16 x 4096 x 4096 (B from memory) at ~0.95x oneDNN on one thread;
-// with it, 1.05-1.18x in the same runs (1 KiB ahead: 1.07-1.10x). Past the end
-// of a column it only touches the next one's start (a prefetch never faults).
-constexpr int64_t kPrefetchFloatsB = 1024;
-
-// Sums of the 16 lanes of each of v[0..7], in lanes 0..7.
-__m256 sum_lanes_of_8(const __m512 (&v)[kRowsPerTile]) {
-    __m256 half[kRowsPerTile];
-    for (int i = 0; i < kRowsPerTile; ++i)
-        half[i] = _mm256_add_ps(_mm512_castps512_ps256(v[i]),
-                                _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[i]), 1)));
-    // hadd pairs neighbours within each 128-bit lane: after two rounds lane
-    // group g of q0 holds the 4-value sums of half[0..3]'s group g, q1 of half[4..7].
-    const __m256 q0 = _mm256_hadd_ps(_mm256_hadd_ps(half[0], half[1]), _mm256_hadd_ps(half[2], half[3]));
-    const __m256 q1 = _mm256_hadd_ps(_mm256_hadd_ps(half[4], half[5]), _mm256_hadd_ps(half[6], half[7]));
-    // Low 128 bits + high 128 bits: the full sums, rows 0-3 from q0 and 4-7 from q1.
-    return _mm256_add_ps(_mm256_permute2f128_ps(q0, q1, 0x20), _mm256_permute2f128_ps(q0, q1, 0x31));
-}
-
-// C[0:rows, 0:NJ] = alpha * Ar[0:8, 0:k] * B[0:k, 0:NJ] + beta * C, rows <= 8.
-template <int NJ>
-void tile_8xNJ(int64_t rows, int64_t k, float alpha, const float* ar, int64_t ar_stride, const float* b,
-               int64_t ldb, float beta, float* c, int64_t ldc) {
-    __m512 acc[NJ][kRowsPerTile];
-    for (int j = 0; j < NJ; ++j)
-        for (int i = 0; i < kRowsPerTile; ++i) acc[j][i] = _mm512_setzero_ps();
-    int64_t p = 0;
-    for (; p + 16 <= k; p += 16) {
-        __m512 bv[NJ];
-        for (int j = 0; j < NJ; ++j) {
-            _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + p + kPrefetchFloatsB), _MM_HINT_T0);
-            bv[j] = _mm512_loadu_ps(b + j * ldb + p);
-        }
-        for (int i = 0; i < kRowsPerTile; ++i) {
-            __m512 av = _mm512_load_ps(ar + i * ar_stride + p);
-            // Keep the row in a register: left alone, GCC folds this load into
-            // each of the NJ FMAs (27 loads per 24 FMAs: load-bound, measured
-            // 111 against 160+ GFLOP/s at 16 x 512 x 512).
-            __asm__("" : "+v"(av));
-            for (int j = 0; j < NJ; ++j) acc[j][i] = _mm512_fmadd_ps(av, bv[j], acc[j][i]);
-        }
-    }
-    if (p < k) {  // the last k % 16 steps: B masked (never read past k), Ar zero-padded
-        const __mmask16 tail = __mmask16((1u << (k - p)) - 1u);
-        __m512 bv[NJ];
-        for (int j = 0; j < NJ; ++j) bv[j] = _mm512_maskz_loadu_ps(tail, b + j * ldb + p);
-        for (int i = 0; i < kRowsPerTile; ++i) {
-            const __m512 av = _mm512_load_ps(ar + i * ar_stride + p);
-            for (int j = 0; j < NJ; ++j) acc[j][i] = _mm512_fmadd_ps(av, bv[j], acc[j][i]);
-        }
-    }
-    const __mmask8 valid = __mmask8((1u << rows) - 1u);
-    const __m256 valpha = _mm256_set1_ps(alpha);
-    for (int j = 0; j < NJ; ++j) {
-        __m256 out = _mm256_mul_ps(valpha, sum_lanes_of_8(acc[j]));
-        float* cj = c + j * ldc;
-        if (beta != 0.0f)  // beta == 0: C is written, never read
-            out = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(valid, cj), out);
-        _mm256_mask_storeu_ps(cj, valid, out);
-    }
-}
-
-template <int NJ>
-void few_rows(int64_t m, int64_t k, float alpha, const float* ar, int64_t ar_stride, const float* b, int64_t ldb,
-              float beta, float* c, int64_t ldc) {
-    for (int64_t i0 = 0; i0 < m; i0 += kRowsPerTile)
-        tile_8xNJ<NJ>(m - i0 < kRowsPerTile ? m - i0 : kRowsPerTile, k, alpha, ar + i0 * ar_stride, ar_stride, b,
-                      ldb, beta, c + i0, ldc);
-}
-
-}  // namespace
 
 void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
-                                        int64_t ar_stride, const float* b, int64_t ldb, float beta, float* c,
+                                        int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc) {
-    if (nr == 3)
-        few_rows<3>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-    else if (nr == 2)
-        few_rows<2>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-    else
-        few_rows<1>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+    few_rows_dot_kernel<LoadF32>(m, nr, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
 }
 
 }  // namespace ridge
