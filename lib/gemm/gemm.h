@@ -34,7 +34,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     bool skinny_path = false;  // take gemm_skinny_n (kernel->skinny, A untransposed, n <= kSkinnyMaxN)
-    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (fp32, m <= 48, kernel->few_rows must exist; above 16 rows few_rows_outer too)
+    bool skinny_m_path = false;  // take gemm_skinny_m_f32 (m <= 48, B untransposed, kernel->few_rows must exist; above 16 rows few_rows_outer too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
     bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
@@ -75,7 +75,8 @@ ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int t
 // read and written once per chunk.
 int64_t skinny_chunk_columns(int64_t n);
 
-// Few rows of C (m <= 48), fp32: op(B) read once in place, op(A) packed once (gemm_skinny_m.cpp).
+// Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
+// by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).
 ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 // Bytes that path moves from L2 into L1 (for the call report): the packed op(A)
 // once per group of columns, and op(B) once per tile height it passes.
@@ -84,8 +85,7 @@ double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 // Few columns of C with A transposed (n <= 48; a row-major x * W^T): C^T =
 // op(B)^T * A run on the few-rows path, A read once in place down its columns,
 // op(B) packed once as fp32 (gemm_skinny_m.cpp). Same kernels as
-// gemm_skinny_m_f32; for fp16 and bf16 inputs the outer-product kernel only
-// (9-48 columns), which widens A's columns as it reads them.
+// gemm_skinny_m_f32, which widen a 16-bit A's columns as they read them.
 ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
 double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 

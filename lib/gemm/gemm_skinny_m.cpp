@@ -123,8 +123,8 @@ void add_transposed_tile(const GemmArgs& g, const float* tile, int64_t nr, int64
 
 // One group of columns starting at column j0, from A packed by the form's packer.
 // c_transposed: g's C holds C^T (see add_transposed_tile). B of a 16-bit type
-// is passed to the (outer) kernel in place, which converts it; transposed, it
-// is fp32 only (gathered here).
+// is passed to the kernel in place, which converts it; transposed, B is fp32
+// only (gathered here; dispatch sends no 16-bit transposed B to this path).
 void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0,
                bool c_transposed) {
     const float* b = static_cast<const float*>(g.b);
