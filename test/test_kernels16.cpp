@@ -9,7 +9,9 @@
 //    at an inaccessible page (an over-read faults) and guarded destinations;
 //  - the blocked driver with every registered fp16 and bf16 kernel this CPU runs,
 //    under the model's blocking and under tiny (odd-KC) blockings, one and two
-//    threads, and the subnormal behaviour of each kernel.
+//    threads, and the subnormal behaviour of each kernel;
+//  - every GEMV kernel (fp32 too), with and without prefetching, and the
+//    dispatcher's choice to prefetch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -1008,6 +1010,135 @@ TEST(Driver16, RegistryRowsFor16BitInputs) {
             EXPECT_EQ(std::string::npos, std::string(k.name).find("bf16_gemm"));
         }
         EXPECT_LE(k.MR * k.NR, 32 * 32) << "the driver's edge tile holds 32 x 32 floats";
+    }
+}
+
+// ================================ GEMV ================================
+
+// A GEMV operand of `input` type from values already representable in it.
+struct GemvMatrix {
+    std::vector<float> values;   // what the elements are, as fp32
+    std::vector<uint8_t> bytes;  // the elements in their type, starting `skew` elements into a line
+    const void* data = nullptr;
+};
+
+GemvMatrix gemv_operand(ridge::Dtype input, int64_t count, int64_t skew, std::mt19937& rng) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    GemvMatrix g;
+    const size_t elem = input == ridge::Dtype::f32 ? 4 : 2;
+    g.bytes.assign(size_t(count + skew) * elem + 64, 0);
+    uint8_t* base = g.bytes.data() + (64 - reinterpret_cast<uintptr_t>(g.bytes.data()) % 64) % 64;
+    base += size_t(skew) * elem;
+    for (int64_t i = 0; i < count; ++i) {
+        float v = dist(rng);
+        if (input == ridge::Dtype::f32) {
+            std::memcpy(base + size_t(i) * 4, &v, 4);
+        } else {
+            const uint16_t h = input == ridge::Dtype::f16 ? ridge::f32_to_f16(v) : ridge::f32_to_bf16(v);
+            v = input == ridge::Dtype::f16 ? ridge::f16_to_f32(h) : ridge::bf16_to_f32(h);
+            std::memcpy(base + size_t(i) * 2, &h, 2);
+        }
+        g.values.push_back(v);
+    }
+    g.data = base;
+    return g;
+}
+
+// Every GEMV kernel this CPU runs, N and T, from one element to several column
+// groups and row tails, A starting inside a cache line: within a K-growing
+// bound of the product in double, the elements past y's end untouched, and the
+// same bits whether the kernel prefetches A (as it does from DRAM) or not.
+TEST(Gemv, EveryKernelMatchesDoubleAndPrefetchingChangesNoBits) {
+    const uint32_t seed = test_seed() + 140;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    struct Shape {
+        int64_t m, n, skew;  // A is m x n; skew: elements between A and a cache line
+    };
+    int tested = 0;
+    for (const ridge::GemvKernel& ker : ridge::gemv_kernels()) {
+        if (!ridge::cpu_supports(ker.isa)) continue;
+        ++tested;
+        for (bool trans : {false, true})
+            for (const Shape& sh : {Shape{1, 1, 0}, Shape{17, 9, 3}, Shape{100, 33, 1}, Shape{515, 70, 7}}) {
+                SCOPED_TRACE(std::string(ker.name) + (trans ? " T " : " N ") + std::to_string(sh.m) + "x" +
+                             std::to_string(sh.n) + " skew " + std::to_string(sh.skew));
+                const int64_t lda = sh.m + 5, lenx = trans ? sh.m : sh.n, leny = trans ? sh.n : sh.m;
+                const GemvMatrix a = gemv_operand(ker.input, lda * sh.n, sh.skew, rng);
+                std::vector<float> x(static_cast<size_t>(lenx)), y0(static_cast<size_t>(leny) + 8);
+                for (float& v : x) v = dist(rng);
+                for (float& v : y0) v = dist(rng);
+                const float alpha = 0.75f;
+                std::vector<float> first;
+                for (int64_t prefetch : {int64_t(0), int64_t(64), int64_t(512)}) {
+                    std::vector<float> y = y0;
+                    const auto kernel = trans ? ker.t : ker.n;
+                    kernel(sh.m, sh.n, alpha, a.data, lda, x.data(), y.data(), prefetch);
+                    for (int64_t q = leny; q < leny + 8; ++q)
+                        ASSERT_EQ(y0[size_t(q)], y[size_t(q)]) << "wrote y[" << q << "] past its end";
+                    if (first.empty()) {
+                        first = y;
+                        for (int64_t q = 0; q < leny; ++q) {
+                            double want = y0[size_t(q)];
+                            for (int64_t p = 0; p < lenx; ++p) {
+                                const int64_t i = trans ? p : q, j = trans ? q : p;
+                                want += double(alpha) * a.values[size_t(i + j * lda)] * x[size_t(p)];
+                            }
+                            ASSERT_NEAR(want, y[size_t(q)], 4.0 * (lenx + 2) * FLT_EPSILON) << "y[" << q << "]";
+                        }
+                    } else {
+                        ASSERT_EQ(0, std::memcmp(first.data(), y.data(), y.size() * sizeof(float)))
+                            << "prefetching " << prefetch << " bytes ahead changed y";
+                    }
+                }
+            }
+    }
+    EXPECT_GE(tested, 3) << "the portable kernels at least";
+}
+
+// The dispatcher asks the kernel to prefetch when A is at least the L3 (it then
+// comes from DRAM) and not below; the report names the path, y is the same bits
+// as the kernel's without prefetch, whatever the thread split.
+TEST(Gemv, DispatchPrefetchesOnlyAnABeyondTheL3) {
+    const uint32_t seed = test_seed() + 141;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const double min_bytes = ridge::runtime_config().gemv_prefetch_min_bytes;
+    ASSERT_GT(min_bytes, 0.0);
+    const ridge::Dtype input = ridge::Dtype::bf16;
+    const ridge::GemvKernel& ker = *ridge::runtime_config().gemv[int(input)];
+    const int64_t m = 2048, big_n = int64_t(min_bytes / (2.0 * m)) + 1;
+    const GemvMatrix a = gemv_operand(input, m * big_n, 0, rng);
+    std::vector<float> xs(size_t(std::max(m, big_n)));
+    for (float& v : xs) v = dist(rng);
+    std::vector<uint16_t> x16;
+    for (float v : xs) x16.push_back(ridge::f32_to_bf16(v));
+    std::vector<float> x32;
+    for (uint16_t h : x16) x32.push_back(ridge::bf16_to_f32(h));
+    struct Case {
+        int64_t n;
+        bool trans;
+        const char* path;
+    };
+    for (const Case& cs : {Case{big_n, false, "gemv_prefetch"}, Case{big_n, true, "gemv_prefetch"},
+                           Case{big_n - 2, false, "gemv"}, Case{big_n - 2, true, "gemv"}}) {
+        SCOPED_TRACE(std::string(cs.trans ? "T " : "N ") + std::to_string(m) + "x" + std::to_string(cs.n));
+        ridge::GemvArgs g;
+        g.input = input, g.trans = cs.trans, g.m = m, g.n = cs.n, g.alpha = 1.25f, g.a = a.data, g.lda = m;
+        g.x = x16.data(), g.beta = 0.0f;
+        const int64_t leny = cs.trans ? cs.n : m;
+        std::vector<float> y(size_t(leny), quiet_nan()), want(size_t(leny), 0.0f);
+        g.y = y.data();
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemv(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(cs.path, r.path);
+        (cs.trans ? ker.t : ker.n)(m, cs.n, g.alpha, a.data, m, x32.data(), want.data(), 0);
+        ASSERT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * sizeof(float)));
     }
 }
 

@@ -150,7 +150,9 @@ typedef struct ridge_report {
                              bytes and seconds of the whole batch) or "gemv" */
     const char *input;    /* "f32", "f16", "bf16": A's and B's (x's) element type */
     const char *path;     /* "blocked", "blocked_stream_c" (C written with
-                             non-temporal stores), "small", "skinny", "skinny_m" or "gemv" */
+                             non-temporal stores), "small", "skinny", "skinny_m",
+                             "skinny_trans_a", "rows_in_place", "gemv" or
+                             "gemv_prefetch" (A beyond the L3, prefetched) */
     const char *kernel;   /* the microkernel that ran */
     int threads;
     int64_t m, n, k;      /* as ridge ran it: column-major (row-major calls swap m and n); k = 1 for GEMV */

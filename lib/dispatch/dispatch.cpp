@@ -75,6 +75,10 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // chunk of A). See bench/shapes/decode.txt. A profile may move it (ridge-tune
 // measures the same shape); the driver holds at most kSkinnyMaxN.
 constexpr int64_t kSkinnyMaxColumns = 64;
+// How far ahead the GEMV kernels prefetch an A that comes from DRAM: 256
+// elements, 8 lines of 16-bit and 16 of fp32 per column, the best measured
+// for either (gemv_avx512.cpp has the figures).
+constexpr int64_t kGemvPrefetchElements = 256;
 
 // Above 24 columns the blocked path repays its packing unless A's columns are
 // long: the sweep streams each column run of a chunk once, and short runs
@@ -262,6 +266,8 @@ void print_config(const RuntimeConfig& cfg) {
                  (long long)cfg.skinny_max_columns, (long long)kSkinnyMaxN);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
+    std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)\n",
+                 (long long)kGemvPrefetchElements, cfg.gemv_prefetch_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -404,6 +410,7 @@ RuntimeConfig make_config() {
     cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;
     cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
+    cfg.gemv_prefetch_min_bytes = cfg.stream_c_min_bytes;
     load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
     return cfg;
@@ -583,18 +590,20 @@ namespace ridge {
 constexpr double kMinGemvElementsPerThread = 256.0 * 1024.0;
 
 ridge_status dispatch_gemv(const GemvArgs& args) {
-    const GemvKernel* ker = runtime_config().gemv[int(args.input)];
+    const RuntimeConfig& cfg = runtime_config();
+    const GemvKernel* ker = cfg.gemv[int(args.input)];
     const double elements = double(args.m) * double(args.n);
     int threads = omp_in_parallel() ? 1 : (thread_count_override() > 0 ? thread_count_override()
-                                                                         : runtime_config().default_threads);
+                                                                         : cfg.default_threads);
     threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
-    if (!reporting_enabled()) return gemv(args, *ker, threads);
+    const double p = dtype_bytes(args.input);
+    const int64_t prefetch = p * elements >= cfg.gemv_prefetch_min_bytes ? kGemvPrefetchElements : 0;
+    if (!reporting_enabled()) return gemv(args, *ker, threads, prefetch);
     const CallMeter meter;
-    const ridge_status status = gemv(args, *ker, threads);
-    ridge_report r = base_report("gemv", args.input, "gemv", ker->name, threads);
+    const ridge_status status = gemv(args, *ker, threads, prefetch);
+    ridge_report r = base_report("gemv", args.input, prefetch > 0 ? "gemv_prefetch" : "gemv", ker->name, threads);
     r.m = args.trans ? args.n : args.m, r.n = 1, r.k = args.trans ? args.m : args.n;  // as y = op(A) x
     r.flops = 2.0 * elements;
-    const double p = dtype_bytes(args.input);
     // A and x once, y written (and read when beta != 0): the kernels read A exactly once.
     r.ideal_bytes = p * (elements + r.k) + 4.0 * r.m * (args.beta != 0.0f ? 2 : 1);
     r.memory_bytes = r.ideal_bytes;

@@ -33,6 +33,7 @@ struct RuntimeConfig {
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
     double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
+    double gemv_prefetch_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM: prefetched (the LLC)
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };

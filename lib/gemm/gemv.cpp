@@ -42,7 +42,7 @@ void share(int64_t count, int parts, int index, int64_t grain, int64_t* first, i
 
 }  // namespace
 
-ridge_status gemv(const GemvArgs& g, const GemvKernel& ker, int threads) {
+ridge_status gemv(const GemvArgs& g, const GemvKernel& ker, int threads, int64_t prefetch_elements) {
     if (g.m == 0 || g.n == 0 || (g.alpha == 0.0f && g.beta == 1.0f)) return RIDGE_SUCCESS;
     const int64_t lenx = g.trans ? g.m : g.n, leny = g.trans ? g.n : g.m;
 
@@ -75,10 +75,11 @@ ridge_status gemv(const GemvArgs& g, const GemvKernel& ker, int threads) {
             int64_t first, last;
             if (!g.trans) {  // rows: whole cache lines of y apart
                 share(g.m, parts, part, 16, &first, &last);
-                if (first < last) ker.n(last - first, g.n, g.alpha, a + first * elem, g.lda, x, y + first);
+                if (first < last) ker.n(last - first, g.n, g.alpha, a + first * elem, g.lda, x, y + first, prefetch_elements);
             } else {         // columns
                 share(g.n, parts, part, 1, &first, &last);
-                if (first < last) ker.t(g.m, last - first, g.alpha, a + first * g.lda * elem, g.lda, x, y + first);
+                if (first < last)
+                    ker.t(g.m, last - first, g.alpha, a + first * g.lda * elem, g.lda, x, y + first, prefetch_elements);
             }
         };
         if (threads <= 1) {

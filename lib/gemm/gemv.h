@@ -24,7 +24,7 @@ struct GemvArgs {
 
 // netlib semantics: quick return when m == 0 or n == 0 or (alpha == 0 and
 // beta == 1); beta == 0 overwrites y without reading it; negative increments
-// walk their vector from the far end.
-ridge_status gemv(const GemvArgs& args, const GemvKernel& kernel, int threads);
+// walk their vector from the far end. prefetch_elements goes to the kernel (0: none).
+ridge_status gemv(const GemvArgs& args, const GemvKernel& kernel, int threads, int64_t prefetch_elements);
 
 }  // namespace ridge

@@ -30,22 +30,28 @@ void gemv_t(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, cons
 
 }  // namespace
 
-void gemv_n_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_n_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_n<float, same>(m, n, alpha, a, lda, x, y);
 }
-void gemv_t_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_t_f32__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_t<float, same>(m, n, alpha, a, lda, x, y);
 }
-void gemv_n_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_n_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_n<uint16_t, f16_to_f32>(m, n, alpha, a, lda, x, y);
 }
-void gemv_t_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_t_f16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_t<uint16_t, f16_to_f32>(m, n, alpha, a, lda, x, y);
 }
-void gemv_n_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_n_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_n<uint16_t, bf16_to_f32>(m, n, alpha, a, lda, x, y);
 }
-void gemv_t_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y) {
+void gemv_t_bf16__ref(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
+                     int64_t /*prefetch_elements: left to the hardware here*/) {
     gemv_t<uint16_t, bf16_to_f32>(m, n, alpha, a, lda, x, y);
 }
 
