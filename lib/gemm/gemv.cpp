@@ -75,7 +75,8 @@ ridge_status gemv(const GemvArgs& g, const GemvKernel& ker, int threads, int64_t
             int64_t first, last;
             if (!g.trans) {  // rows: whole cache lines of y apart
                 share(g.m, parts, part, 16, &first, &last);
-                if (first < last) ker.n(last - first, g.n, g.alpha, a + first * elem, g.lda, x, y + first, prefetch_elements);
+                if (first < last)
+                    ker.n(last - first, g.n, g.alpha, a + first * elem, g.lda, x, y + first, prefetch_elements);
             } else {         // columns
                 share(g.n, parts, part, 1, &first, &last);
                 if (first < last)

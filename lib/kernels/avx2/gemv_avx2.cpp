@@ -5,6 +5,7 @@
 
 #include "kernels/convert.h"
 #include "kernels/gemv_kernel.h"
+#include "kernels/gemv_prefetch.h"
 
 namespace ridge {
 namespace {
@@ -38,19 +39,11 @@ float reduce(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-// Prefetches rows [i, i + 8) of C columns `ahead` elements on, once per cache
-// line (gemv_avx512.cpp says why and how far). On this project's AVX-512 VM
-// under RIDGE_ISA=avx2, 16384^2 from DRAM, GFLOP/s without / with 256 elements
-// ahead, alternating runs: bf16 N 12.7-13.0 / 15.3, T 12.4-12.9 / 15.2-15.3,
-// fp32 N 7.3-7.4 / 7.8, T 7.2-7.3 / 7.6-7.8 (512 bytes ahead, 128 floats,
-// made fp32 slower: 6.6-6.9).
-// Always inlined: as a function of its own, GCC 12 finds it free of side
-// effects (a prefetch is only a hint) and deletes every call to it.
-template <typename T, int C>
-[[gnu::always_inline]] inline void prefetch_columns(const T* a, int64_t lda, int64_t i, int64_t ahead) {
-    if (ahead == 0 || (i * int64_t(sizeof(T))) % 64 != 0) return;
-    for (int c = 0; c < C; ++c) _mm_prefetch(reinterpret_cast<const char*>(a + c * lda + i + ahead), _MM_HINT_T0);
-}
+// A is prefetched as in gemv_avx512.cpp (which says why and how far). On this
+// project's AVX-512 VM under RIDGE_ISA=avx2, 16384^2 from DRAM, GFLOP/s without
+// / with 256 elements ahead, alternating runs: bf16 N 12.7-13.0 / 15.3, T
+// 12.4-12.9 / 15.2-15.3, fp32 N 7.3-7.4 / 7.8, T 7.2-7.3 / 7.6-7.8 (512 bytes
+// ahead, 128 floats, made fp32 slower: 6.6-6.9).
 
 template <typename L, int C>
 void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y, int64_t ahead) {
@@ -58,7 +51,7 @@ void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float*
     for (int c = 0; c < C; ++c) xv[c] = _mm256_set1_ps(xs[c]);
     int64_t i = 0;
     for (; i + 8 <= m; i += 8) {
-        prefetch_columns<typename L::T, C>(a, lda, i, ahead);
+        prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
         __m256 acc = _mm256_loadu_ps(y + i);
 #pragma GCC unroll 8
         for (int c = 0; c < C; ++c) acc = _mm256_fmadd_ps(L::load(a + c * lda + i), xv[c], acc);
@@ -90,7 +83,7 @@ void gemv_t_columns(int64_t m, const typename L::T* a, int64_t lda, float alpha,
     for (int c = 0; c < C; ++c) acc[c] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 <= m; i += 8) {
-        prefetch_columns<typename L::T, C>(a, lda, i, ahead);
+        prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
         const __m256 xv = _mm256_loadu_ps(x + i);
 #pragma GCC unroll 8
         for (int c = 0; c < C; ++c) acc[c] = _mm256_fmadd_ps(L::load(a + c * lda + i), xv, acc[c]);

@@ -25,6 +25,7 @@
 #include <algorithm>
 
 #include "kernels/gemv_kernel.h"
+#include "kernels/gemv_prefetch.h"
 
 namespace ridge {
 namespace {
@@ -47,23 +48,13 @@ struct BF16 {
     }
 };
 
-// Prefetches rows [i, i + 16) of C columns `ahead` elements on, once per cache
-// line: every step for fp32, every other step for 16-bit elements.
-// Always inlined: as a function of its own, GCC 12 finds it free of side
-// effects (a prefetch is only a hint) and deletes every call to it.
-template <typename T, int C>
-[[gnu::always_inline]] inline void prefetch_columns(const T* a, int64_t lda, int64_t i, int64_t ahead) {
-    if (ahead == 0 || (i * int64_t(sizeof(T))) % 64 != 0) return;
-    for (int c = 0; c < C; ++c) _mm_prefetch(reinterpret_cast<const char*>(a + c * lda + i + ahead), _MM_HINT_T0);
-}
-
 template <typename L, int C>
 void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y, int64_t ahead) {
     __m512 xv[C];
     for (int c = 0; c < C; ++c) xv[c] = _mm512_set1_ps(xs[c]);
     for (int64_t i = 0; i < m; i += 16) {
         const __mmask16 mk = first_lanes(m - i);
-        prefetch_columns<typename L::T, C>(a, lda, i, ahead);
+        prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
         __m512 acc = _mm512_maskz_loadu_ps(mk, y + i);
 #pragma GCC unroll 8
         for (int c = 0; c < C; ++c) acc = _mm512_fmadd_ps(L::load(a + c * lda + i, mk), xv[c], acc);
@@ -93,7 +84,7 @@ void gemv_t_columns(int64_t m, const typename L::T* a, int64_t lda, float alpha,
     for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < m; i += 16) {
         const __mmask16 mk = first_lanes(m - i);
-        prefetch_columns<typename L::T, C>(a, lda, i, ahead);
+        prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
         const __m512 xv = _mm512_maskz_loadu_ps(mk, x + i);
 #pragma GCC unroll 8
         for (int c = 0; c < C; ++c) acc[c] = _mm512_fmadd_ps(L::load(a + c * lda + i, mk), xv, acc[c]);
