@@ -8,9 +8,9 @@ namespace ridge {
 // y[0:m] += alpha * A[0:m, 0:n] * x[0:n]   (A column-major, lda; x fp32, contiguous)
 // A holds the kernel's input type (fp32, fp16 or bf16), converted in registers.
 // prefetch_elements > 0: every column of A is software-prefetched that many
-// elements ahead of its reads (the driver asks for it when A comes from DRAM); 0 leaves
-// A to the hardware prefetchers. It never changes the arithmetic; a kernel may
-// ignore it where it does not pay (the portable kernels; AVX2 with fp32).
+// elements ahead of its reads (the driver asks for it when A comes from DRAM);
+// 0 leaves A to the hardware prefetchers. It never changes the arithmetic; the
+// portable kernels ignore it.
 using GemvNKernel = void (*)(int64_t m, int64_t n, float alpha, const void* a, int64_t lda,
                              const float* x, float* y, int64_t prefetch_elements);
 // y[0:n] += alpha * A[0:m, 0:n]^T * x[0:m]
