@@ -579,6 +579,41 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     }
 }
 
+// The skinny path over several blocks of rows (each block runs all its chunks
+// of k before the next): m two blocks and a partial one, k over several chunks
+// and a partial one, beta applied once per element (0 with NaN in C, others),
+// 1 and 3 threads (a thread's rows may begin inside a block).
+TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
+    const uint32_t seed = test_seed() + 15;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_path = true;
+        SCOPED_TRACE(std::string(ker->name) + " skinny path, several blocks of rows");
+        int serial = 0;
+        for (int64_t n : {int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
+            const int64_t block = ridge::skinny_block_rows(n, ker->MR);
+            ASSERT_EQ(block % ker->MR, 0);
+            const int64_t k = 2 * ridge::skinny_chunk_columns(n) + 7;
+            for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
+                Call call;
+                call.m = m, call.n = n, call.k = k;
+                const int t = serial++ % 4;
+                call.tb = t & 1;
+                call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                call.lda_pad = t, call.ldc_pad = 3;
+                for (int threads : {1, 3}) {
+                    plan.threads = threads;
+                    ASSERT_TRUE(run_driver(call, plan, rng)) << m << " x " << n << " x " << k << ", " << threads;
+                }
+            }
+        }
+    }
+}
+
 // The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15
 // floats into a cache line, lda a multiple of 16 (the sweep then starts with a
 // tile up to the first aligned row) or not: C is bit for bit what the aligned

@@ -74,6 +74,9 @@ ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int t
 // Columns of A (k steps) per chunk of that sweep, for n columns of C; C is
 // read and written once per chunk.
 int64_t skinny_chunk_columns(int64_t n);
+// Rows of C per block of that sweep (a whole number of MR tiles): each block
+// runs all of its chunks before the next, so its C stays in L2.
+int64_t skinny_block_rows(int64_t n, int64_t MR);
 
 // Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
 // by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).
