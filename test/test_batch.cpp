@@ -171,23 +171,28 @@ TEST(Batch, MatchesTheReference) {
             }
 }
 
+// On 2 threads and on 1 (where the batch is planned once too, not once per
+// problem), one report for the whole batch.
 TEST(Batch, ReportsOneBatchSpreadOverTheThreads) {
     std::mt19937 rng(test_seed() + 2);
     BatchShape s;
     s.m = s.n = s.k = 64, s.count = 64;
     BatchData d(s, rng);
-    ridge_set_num_threads(2);
-    ridge_set_report(1);
-    ASSERT_EQ(RIDGE_SUCCESS, run_batch(s, d));
-    ridge_set_report(0);
-    ridge_set_num_threads(0);
-    ridge_report r;
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-    EXPECT_STREQ("gemm_batch", r.routine);
-    EXPECT_STREQ("small", r.path);
-    EXPECT_EQ(2, r.threads);
-    EXPECT_EQ(64, r.m);
-    EXPECT_DOUBLE_EQ(64 * 2.0 * 64 * 64 * 64, r.flops);
+    for (int threads : {2, 1}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads");
+        ridge_set_num_threads(threads);
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, run_batch(s, d));
+        ridge_set_report(0);
+        ridge_set_num_threads(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ("gemm_batch", r.routine);
+        EXPECT_STREQ("small", r.path);
+        EXPECT_EQ(threads, r.threads);
+        EXPECT_EQ(64, r.m);
+        EXPECT_DOUBLE_EQ(64 * 2.0 * 64 * 64 * 64, r.flops);
+    }
 }
 
 TEST(Batch, EmptyBatchAndQuickReturnsWriteNothing) {

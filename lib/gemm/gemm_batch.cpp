@@ -20,10 +20,29 @@ GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b
     return g;
 }
 
+namespace {
+
+// Problems [first_problem, last_problem) on the calling thread, one after another.
+void run_problems(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+                  int64_t first_problem, int64_t last_problem, const GemmKernel& ker) {
+    for (int64_t i = first_problem; i < last_problem; ++i)
+        gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker, 1);
+}
+
+}  // namespace
+
 ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
                                   int64_t count, const GemmKernel& ker, int threads) {
     // Same shape, same need: a thread that holds this much never allocates again in this batch.
     const size_t need = gemm_small_workspace_floats(first, ker);
+    if (threads <= 1) {  // no team to start (nor to nest inside a caller's parallel region)
+        if (need > 0) {
+            Workspace* ws = this_thread_workspace();
+            if (ws == nullptr || ws->packed_a.reserve(need) == nullptr) return RIDGE_OUT_OF_MEMORY;
+        }
+        run_problems(first, stride_a, stride_b, stride_c, 0, count, ker);
+        return RIDGE_SUCCESS;
+    }
     ridge_status status = RIDGE_SUCCESS;
 #pragma omp parallel num_threads(threads)
     {
@@ -37,9 +56,8 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
         }
 #pragma omp barrier
         if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)
-#pragma omp for schedule(static)
-            for (int64_t i = 0; i < count; ++i)
-                gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker, 1);
+            const int t = omp_get_thread_num(), parts = omp_get_num_threads();
+            run_problems(first, stride_a, stride_b, stride_c, count * t / parts, count * (t + 1) / parts, ker);
         }
     }
     return status;
