@@ -26,13 +26,16 @@ namespace {
 
 // Columns of A per chunk. Each column is one sequential stream from memory,
 // and each chunk ends with an update of every tile of C (read, add, write).
-// Up to 16 columns of C the sweep is bound by reading A (intensity ~n/2
+// Below 16 columns of C the sweep is bound by reading A (intensity ~n/2
 // flop/byte, below this machine's ridge point of ~8): 16 streams, within the
-// 16-32 the L2 streamer of current cores tracks at once. With more columns the
-// kernel binds, and 32-column chunks halve the C updates (the kernel's own
-// prefetch, kPrefetchTiles ahead, covers streams the hardware drops).
+// 16-32 the L2 streamer of current cores tracks at once. From 16 columns on the
+// kernel binds (at 16, two 8-column tiles: a C update for every 16 FMAs per k
+// step), and 32-column chunks halve the C updates (the kernel's own prefetch,
+// kPrefetchTiles ahead, covers streams the hardware drops).
 // Measured, 1 thread, 4096 x n x 4096 (GFLOP/s, 16 / 32 columns a chunk):
-// n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127.
+// n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127; n = 16
+// in six alternating runs 121-137 / 121-131, on 2 threads 202-224 / 237-249,
+// fp16 A 128-134 / 141-144, 2048 x 16 x 2048 128-138 / 130-141.
 constexpr int64_t kMaxChunkColumns = 32;
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
@@ -149,7 +152,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 }  // namespace
 
-int64_t skinny_chunk_columns(int64_t n) { return n <= 16 ? 16 : kMaxChunkColumns; }
+int64_t skinny_chunk_columns(int64_t n) { return n < 16 ? 16 : kMaxChunkColumns; }
 
 int64_t skinny_block_rows(int64_t n, int64_t MR) {
     return MR * std::max<int64_t>(1, kCBlockBytes / (n * int64_t(sizeof(float)) * MR));
