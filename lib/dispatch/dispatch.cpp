@@ -512,8 +512,8 @@ ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_
                        use_small_path(cfg, kernel, first) && threads_for(flops) == 1;
     const int team = small ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(count)), count))) : 1;
     // On one thread too a batch of small-path problems runs in gemm_batch_small_f32:
-    // planned once, not once per problem (batch of 64 of 32^3, 1 thread: 179-181
-    // -> 193-199 GFLOP/s).
+    // planned once, not once per problem (batch of 64 of 32^3, 1 thread: 168-172
+    // -> 179-182 GFLOP/s in alternating runs).
     if (!small) {
         for (int64_t i = 0; i < count; ++i) {
             const ridge_status status = dispatch_gemm(batch_problem(first, stride_a, stride_b, stride_c, i));

@@ -6,9 +6,10 @@
 // The sweep is what matters for memory: k in chunks of a few columns, each
 // chunk swept over a block of rows, so A streams as that many sequential column
 // runs (a number the hardware prefetchers can follow) and the block's C stays
-// in L2 between chunks (all rows when C is small; a wide C in blocks). Within a chunk each tile of A rows (MR rows of the chunk, from L1)
-// meets every column group of C before the sweep moves on, and the kernel
-// prefetches the tile kPrefetchTiles further down while it computes.
+// in L2 between chunks (all rows when C is small; a wide C in blocks). Within
+// a chunk each tile of A rows (MR rows of the chunk, from L1) meets every
+// column group of C before the sweep moves on, and the kernel prefetches the
+// tile kPrefetchTiles further on while it computes.
 // B's chunk (its rows of op(B), at most 16 KiB as fp32) is copied k-major first,
 // converted to fp32, so the kernel's broadcasts come from one pointer at fixed
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
@@ -107,6 +108,8 @@ void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
 // alternating, noisy host): n = 32 136-138 / 142-148, 48 130-135 / 137-141,
 // 64 130-132 / 136, 2 threads 271-281 / 282-301; fp16 n = 64 even. 256 KiB
 // blocks cost fp16 n = 64 8-10% (shorter runs of each column per chunk).
+// Each block copies B's chunks again: 32 x n floats per chunk against 2048 x n
+// x 32 FMAs of a block (a wide C makes blocks of at least 1024 rows).
 constexpr int64_t kCBlockBytes = 512 * 1024;
 
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
