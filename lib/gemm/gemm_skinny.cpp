@@ -108,8 +108,8 @@ void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
 // alternating, noisy host): n = 32 136-138 / 142-148, 48 130-135 / 137-141,
 // 64 130-132 / 136, 2 threads 271-281 / 282-301; fp16 n = 64 even. 256 KiB
 // blocks cost fp16 n = 64 8-10% (shorter runs of each column per chunk).
-// Each block copies B's chunks again: 32 x n floats per chunk against 2048 x n
-// x 32 FMAs of a block (a wide C makes blocks of at least 1024 rows).
+// Each block copies B's chunks again: 32 x n floats per chunk against rows x n
+// x 32 FMAs of a block, whose rows are at least 1024 (at kSkinnyMaxN columns).
 constexpr int64_t kCBlockBytes = 512 * 1024;
 
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
