@@ -54,6 +54,8 @@ ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int 
 
 // Floats of the calling thread's packed-A buffer gemm_small_f32 needs (0: none).
 size_t gemm_small_workspace_floats(const GemmArgs& args, const GemmKernel& kernel);
+// The calling thread's buffer of that many floats (null when `floats` is 0 or out of memory).
+float* reserve_small_packed_a(size_t floats);
 
 // A strided batch of problems of one shape that each take the small path:
 // problem i is `first` with A, B and C moved by i strides (elements). Spread

@@ -22,6 +22,9 @@ GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b
 
 namespace {
 
+// The calling thread holds the small path's buffer for `floats` (none needed when 0).
+bool reserved(size_t floats) { return floats == 0 || reserve_small_packed_a(floats) != nullptr; }
+
 // Problems [first_problem, last_problem) on the calling thread, one after another.
 void run_problems(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
                   int64_t first_problem, int64_t last_problem, const GemmKernel& ker) {
@@ -36,10 +39,7 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
     // Same shape, same need: a thread that holds this much never allocates again in this batch.
     const size_t need = gemm_small_workspace_floats(first, ker);
     if (threads <= 1) {  // no team to start (nor to nest inside a caller's parallel region)
-        if (need > 0) {
-            Workspace* ws = this_thread_workspace();
-            if (ws == nullptr || ws->packed_a.reserve(need) == nullptr) return RIDGE_OUT_OF_MEMORY;
-        }
+        if (!reserved(need)) return RIDGE_OUT_OF_MEMORY;
         run_problems(first, stride_a, stride_b, stride_c, 0, count, ker);
         return RIDGE_SUCCESS;
     }
@@ -47,12 +47,9 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
 #pragma omp parallel num_threads(threads)
     {
         // Every thread reserves before any thread writes a C: out of memory leaves every C untouched.
-        if (need > 0) {
-            Workspace* ws = this_thread_workspace();
-            if (ws == nullptr || ws->packed_a.reserve(need) == nullptr) {
+        if (!reserved(need)) {
 #pragma omp critical(ridge_batch_status)
-                status = RIDGE_OUT_OF_MEMORY;
-            }
+            status = RIDGE_OUT_OF_MEMORY;
         }
 #pragma omp barrier
         if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)

@@ -124,6 +124,8 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const int64_t chunk = skinny_chunk_columns(g.n);
     const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
+    // The tile t of A (its MR rows) in the chunk starting at column p0.
+    auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
     for (int64_t block_first = tile_first; block_first < tile_last; block_first += block_tiles) {
         const int64_t block_last = std::min(tile_last, block_first + block_tiles);
         const int64_t block_count = block_last - block_first;
@@ -131,21 +133,18 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
             const int64_t kc = std::min(chunk, g.k - p0);
             const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
             copy_b_chunk(g, p0, kc, b_chunk);
-            const char* a_chunk = a + p0 * g.lda * bytes;
             for (int64_t t = block_first; t < block_last; ++t) {
                 const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
                 // The tile kPrefetchTiles on: in this chunk, or wrapped into the next one.
                 const int64_t ahead = t - block_first + kPrefetchTiles;
                 const int64_t ahead_p0 = p0 + chunk * (ahead / block_count);
-                const char* ahead_tile = ahead_p0 < g.k ? a + (ahead_p0 * g.lda +
-                                                                tiles.first(block_first + ahead % block_count)) *
-                                                                   bytes
-                                                         : nullptr;
+                const char* ahead_tile =
+                    ahead_p0 < g.k ? tile_of_a(ahead_p0, block_first + ahead % block_count) : nullptr;
                 for (int64_t grp = 0; grp < groups.count; ++grp) {
                     const int64_t j0 = groups.first(grp);
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
-                    ker.skinny(mr, groups.width(grp), kc, g.alpha, a_chunk + i0 * bytes, g.lda, b_chunk + j0, g.n,
+                    ker.skinny(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
                                beta, g.c + i0 + j0 * g.ldc, g.ldc, a_next);
                 }
             }

@@ -66,14 +66,13 @@ void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
     }
 }
 
-// The calling thread's buffer for op(A) packed (null when none is needed or out of memory).
-float* reserve_packed_a(size_t floats) {
+}  // namespace
+
+float* reserve_small_packed_a(size_t floats) {
     if (floats == 0) return nullptr;
     Workspace* ws = this_thread_workspace();
     return ws == nullptr ? nullptr : ws->packed_a.reserve(floats);
 }
-
-}  // namespace
 
 size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
     if (!g.trans_a) return 0;
@@ -91,7 +90,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     const int64_t c_tiles = ceil_div(g.n, ker.NR);
     const size_t packed_floats = gemm_small_workspace_floats(g, ker);
     if (threads <= 1 || c_tiles < 2) {
-        float* packed_a = reserve_packed_a(packed_floats);
+        float* packed_a = reserve_small_packed_a(packed_floats);
         if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
         if (g.trans_a) pack_transposed_a(g, ker, packed_a);
         small_tiles(g, ker, g.trans_a ? packed_a : nullptr, 0, c_tiles);
@@ -101,7 +100,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
 #pragma omp parallel num_threads(int(std::min<int64_t>(threads, c_tiles)))
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
-        float* packed_a = reserve_packed_a(packed_floats);
+        float* packed_a = reserve_small_packed_a(packed_floats);
         if (g.trans_a && packed_a == nullptr) {
 #pragma omp atomic write
             out_of_memory = true;
