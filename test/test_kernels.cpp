@@ -158,13 +158,41 @@ TEST_P(KernelTest, DriverWithTinyBlocking) {
     }
 }
 
+// fp32 panels as the packers lay them out, kc steps deep, random in [-1, 1):
+// A(i, p) = a.p[p*MR + i], B(p, j) = b.p[p*NR + j].
+struct RandomPanels {
+    RandomPanels(int64_t kc, int64_t MR, int64_t NR, std::mt19937& rng) : a(size_t(kc * MR)), b(size_t(kc * NR)) {
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        for (int64_t i = 0; i < kc * MR; ++i) a.p[i] = dist(rng);
+        for (int64_t i = 0; i < kc * NR; ++i) b.p[i] = dist(rng);
+    }
+    AlignedFloats a, b;
+};
+
+// C[0:mr, 0:nr] = alpha * A * B + beta * (C as it was), checked in double.
+::testing::AssertionResult tile_matches_panels(const Guarded& c, int64_t MR, int64_t NR, int64_t mr, int64_t nr,
+                                               int64_t kc, float alpha, const RandomPanels& panels, float beta) {
+    const float* a = panels.a.p;
+    const float* b = panels.b.p;
+    const double bound = gemm_error_bound(kc, alpha, 1.0, 1.0, beta, 1.0);
+    for (int64_t j = 0; j < nr; ++j)
+        for (int64_t i = 0; i < mr; ++i) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < kc; ++p) sum += double(a[p * MR + i]) * double(b[p * NR + j]);
+            const double want = double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
+            if (std::abs(want - double(c.at(i, j))) > bound)
+                return ::testing::AssertionFailure() << "tile element (" << i << "," << j << "): " << c.at(i, j)
+                                                     << ", expected " << want << " within " << bound;
+        }
+    return ::testing::AssertionSuccess();
+}
+
 // The microkernel alone, on panels packed here by hand: C = alpha A B + beta C on
 // one MR x NR tile, checked in double, with C's padding rows and guards untouched.
 TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
     const uint32_t seed = test_seed() + 2;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     const int64_t MR = kernel_->MR, NR = kernel_->NR;
     for (int64_t kc : {1, 2, 3, 8, 17, 64, 257})
         for (int64_t ldc : {MR, MR + 1, MR + 16})
@@ -173,26 +201,49 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
                 SCOPED_TRACE(std::string(kernel_->name) + " kc=" + std::to_string(kc) +
                              " ldc=" + std::to_string(ldc) + " alpha=" + std::to_string(alpha) +
                              " beta=" + std::to_string(beta));
-                AlignedFloats a(size_t(kc * MR)), b(size_t(kc * NR));
-                for (int64_t i = 0; i < kc * MR; ++i) a.p[i] = dist(rng);
-                for (int64_t i = 0; i < kc * NR; ++i) b.p[i] = dist(rng);
+                const RandomPanels panels(kc, MR, NR, rng);
                 Guarded c({MR, NR}, ldc);
                 c.fill_random(rng);
                 if (beta == 0.0f) c.fill(quiet_nan());  // must be overwritten, never read
 
-                kernel_->ukr(kc, alpha, a.p, b.p, beta, c.data(), ldc);
+                kernel_->ukr(kc, alpha, panels.a.p, panels.b.p, beta, c.data(), ldc);
 
-                const double bound = gemm_error_bound(kc, alpha, 1.0, 1.0, beta, 1.0);
-                for (int64_t j = 0; j < NR; ++j)
-                    for (int64_t i = 0; i < MR; ++i) {
-                        double sum = 0.0;
-                        for (int64_t p = 0; p < kc; ++p) sum += double(a.p[p * MR + i]) * double(b.p[p * NR + j]);
-                        const double want = double(alpha) * sum +
-                                            (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
-                        ASSERT_NEAR(want, c.at(i, j), bound) << "tile element (" << i << "," << j << ")";
-                    }
+                ASSERT_TRUE(tile_matches_panels(c, MR, NR, MR, NR, kc, alpha, panels, beta));
                 ASSERT_TRUE(c.untouched_outside());
             }
+}
+
+// The edge twin alone, on hand-packed panels: every partial tile mr x nr,
+// checked in double against the panels' first mr rows and nr columns (the rest
+// of the panels hold values that must not leak in), C beyond mr x nr untouched
+// (its padding rows and guards), beta = 0 over NaN.
+TEST_P(KernelTest, EdgeTwinComputesOnlyItsPartOfTheTile) {
+    if (kernel_->ukr_edge == nullptr) GTEST_SKIP() << kernel_->name << " has no edge twin";
+    const uint32_t seed = test_seed() + 12;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR;
+    int serial = 0;
+    for (int64_t mr = 1; mr <= MR; ++mr)
+        for (int64_t nr = 1; nr <= NR; ++nr) {
+            if (mr == MR && nr == NR) continue;  // a full tile is the kernel's own
+            const int64_t kc = int64_t{1} + (serial * 7) % 40;
+            const float alpha = kScalars[serial % 4][0], beta = kScalars[serial % 4][1];
+            const int64_t ldc = mr + serial % 3;
+            ++serial;
+            SCOPED_TRACE(std::string(kernel_->name) + " mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) +
+                         " kc=" + std::to_string(kc) + " alpha=" + std::to_string(alpha) +
+                         " beta=" + std::to_string(beta));
+            const RandomPanels panels(kc, MR, NR, rng);
+            Guarded c({mr, nr}, ldc);
+            c.fill_random(rng);
+            if (beta == 0.0f) c.fill(quiet_nan());
+
+            kernel_->ukr_edge(mr, nr, kc, alpha, panels.a.p, panels.b.p, beta, c.data(), ldc);
+
+            ASSERT_TRUE(tile_matches_panels(c, MR, NR, mr, nr, kc, alpha, panels, beta));
+            ASSERT_TRUE(c.untouched_outside());
+        }
 }
 
 // A column-major fp32 call through the dispatcher with reporting on; *r its report.
@@ -894,6 +945,7 @@ struct SpyLog {
     int64_t calls = 0;
     int64_t misaligned_a = 0, misaligned_b = 0;
     int64_t bad_kc = 0, bad_ldc = 0;
+    int64_t edge_calls = 0, bad_edge = 0;  // the edge twin's calls; those not a partial tile within C
     std::string first_misaligned;
 };
 SpyLog g_spy;  // the spy runs with plan.threads = 1 only, so a plain global is enough
@@ -913,11 +965,24 @@ void spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, 
     g_spy.real->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
+// The edge twin's spy: a partial tile (mr < MR or nr < NR, neither 0) whose
+// rows fit C's leading dimension, kc within the block.
+void spy_edge(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, const void* b, float beta, float* c,
+              int64_t ldc) {
+    ++g_spy.edge_calls;
+    const int64_t MR = g_spy.real->MR, NR = g_spy.real->NR;
+    const bool partial = mr >= 1 && nr >= 1 && mr <= MR && nr <= NR && (mr < MR || nr < NR);
+    if (!partial || ldc < mr) ++g_spy.bad_edge;
+    if (kc < 1 || kc > g_spy.max_kc) ++g_spy.bad_kc;
+    g_spy.real->ukr_edge(mr, nr, kc, alpha, a, b, beta, c, ldc);
+}
+
 // Runs shapes whose depth leaves a remainder block of every residue mod 8 through
 // the spy, and checks results so the spy cannot hide a wrong product.
 void run_through_spy(const ridge::GemmKernel* real, int64_t KC, std::mt19937& rng) {
     ridge::GemmKernel spy = *real;
     spy.ukr = &spy_ukr;
+    if (real->ukr_edge != nullptr) spy.ukr_edge = &spy_edge;
     g_spy = SpyLog{};
     g_spy.real = real;
     g_spy.max_kc = KC;
@@ -941,6 +1006,10 @@ TEST_P(KernelTest, DriverPassesKcWithinBlockAndLdcAtLeastMR) {
     ASSERT_GT(g_spy.calls, 0);
     EXPECT_EQ(0, g_spy.bad_kc) << "the kernel was called with kc outside [1, KC]";
     EXPECT_EQ(0, g_spy.bad_ldc) << "the kernel was called with ldc < MR";
+    // The shapes have partial tiles in both directions: a kernel with an edge
+    // twin must get them there, as partial tiles only.
+    if (kernel_->ukr_edge != nullptr) EXPECT_GT(g_spy.edge_calls, 0);
+    EXPECT_EQ(0, g_spy.bad_edge) << "of " << g_spy.edge_calls << " edge calls";
 }
 
 // gemm_kernel.h promises the kernel 64-byte aligned A and B panels. The packed

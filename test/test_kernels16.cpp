@@ -623,7 +623,8 @@ TEST(Driver16, TinyOddBlockingsEveryKernel) {
 // What the driver hands the kernel: every KC block but the last exactly the effective
 // KC (a whole number of k groups, so no K-pair or AMX chunk straddles two blocks,
 // however odd the plan's KC), the last the remainder. A spy stands in for the
-// kernel, records kc and forwards to the real one (results still checked).
+// kernel (and for its edge twin), records kc and forwards to the real one
+// (results still checked).
 struct SpyLog {
     const ridge::GemmKernel* real = nullptr;
     std::vector<int64_t> kcs;
@@ -632,6 +633,11 @@ SpyLog g_spy;  // threads = 1 only
 void spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     g_spy.kcs.push_back(kc);
     g_spy.real->ukr(kc, alpha, a, b, beta, c, ldc);
+}
+void spy_edge(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, const void* b, float beta, float* c,
+              int64_t ldc) {
+    g_spy.kcs.push_back(kc);
+    g_spy.real->ukr_edge(mr, nr, kc, alpha, a, b, beta, c, ldc);
 }
 
 TEST(Driver16, KcBlocksAreWholeKGroups) {
@@ -642,6 +648,7 @@ TEST(Driver16, KcBlocksAreWholeKGroups) {
         for (int64_t KC : {1, 3, 7, 33, 45}) {
             ridge::GemmKernel spy = *ker;  // hooks (AMX tile configuration) included
             spy.ukr = &spy_ukr;
+            if (ker->ukr_edge != nullptr) spy.ukr_edge = &spy_edge;
             ridge::GemmPlan plan = tiny_plan(*ker, KC);
             plan.kernel = &spy;
             const int64_t eff = effective_kc(*ker, plan.blocking);

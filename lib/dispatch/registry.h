@@ -36,6 +36,7 @@ struct GemmKernel {
     KernelThreadHook thread_begin;  // before a thread's first call in a GEMM; may be null
     KernelThreadHook thread_end;    // after its last; may be null
     GemmRowsInPlaceUkr rows_in_place;  // few columns, A transposed: op(A)'s rows read in place; may be null
+    GemmEdgeUkr ukr_edge;  // partial tiles of ukr from its packed panels; may be null (a scratch tile then)
 };
 
 std::span<const GemmKernel> gemm_kernels();

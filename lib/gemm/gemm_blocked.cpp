@@ -128,6 +128,8 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
                 ker.ukr_stream_c(kc, alpha, a, b, beta, cij, ldc);
             else if (mr == MR && nr == NR)
                 ker.ukr(kc, alpha, a, b, beta, cij, ldc);
+            else if (ker.ukr_edge != nullptr)
+                ker.ukr_edge(mr, nr, kc, alpha, a, b, beta, cij, ldc);
             else
                 edge_tile(ker, kc, alpha, a, b, beta, cij, ldc, mr, nr);
         }

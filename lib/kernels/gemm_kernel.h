@@ -11,9 +11,16 @@ namespace ridge {
 // The panels hold kc steps of MR (A) and NR (B) packed elements in the layout
 // of the kernel's own packer (fp32 values, or bf16 K-pairs); both 64-byte aligned.
 // c: column-major, column stride ldc. beta == 0 means C is written, never read.
-// The tile is always full: the driver routes edge tiles through a scratch tile.
+// The tile is always full: the driver routes edge tiles to the kernel's edge
+// twin (GemmEdgeUkr) or, without one, through a scratch tile.
 using GemmUkr = void (*)(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                          float beta, float* c, int64_t ldc);
+
+// An edge tile from the same packed panels: C[0:mr, 0:nr] only (mr <= MR,
+// nr <= NR), nothing outside it read or written, and only nr columns of FMAs
+// (the scratch tile computes all NR and copies mr x nr out).
+using GemmEdgeUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a_panel,
+                             const void* b_panel, float beta, float* c, int64_t ldc);
 
 // Packs one panel of a matrix X for a kernel: `width` rows (MR for A, NR for B)
 // over kc steps, X(i, p) for i < rows and 0 for rows <= i < width.
@@ -107,6 +114,9 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
                                       const float* a, int64_t a_step, const float* b,
                                       int64_t b_step, int64_t b_col, float beta, float* c,
                                       int64_t ldc);
+// The edge twin of ukr_f32_gemm_32x12__avx512 (fp32 panels, any input type's packer).
+void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a_panel,
+                                     const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                        int64_t ldc, const void* a_next);
