@@ -60,7 +60,9 @@ LevelIntensity intensity_under(const ridge::GemmKernel& k, ridge::Dtype input, c
     I.l1 = 2.0 * MR * NR / (p * (MR + NR));
     I.l2 = 2.0 * MR * NR * KC / (p * KC * (MR + NR * MR / MC));
     I.l3 = 2.0 * MC / p;
-    const double memory_bytes = pin * N * N * ceil_div(N, NC) + pin * N * N + 8.0 * N * N * ceil_div(N, KC);
+    // A is packed once per jc block; the driver's blocks hold up to NC + NC/8 columns.
+    const double jc_blocks = ceil_div(N, NC + std::floor(NC / 8));
+    const double memory_bytes = pin * N * N * jc_blocks + pin * N * N + 8.0 * N * N * ceil_div(N, KC);
     I.memory = 2.0 * N * N * N / memory_bytes;
     return I;
 }
