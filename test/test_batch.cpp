@@ -1,8 +1,9 @@
-// Strided batches (ridge_sgemm_batch_strided, cblas_sgemm_batch_strided):
-// every problem's C equals a single ridge_sgemm call on that problem, bit for
-// bit, whatever the layout, transposes, strides (0: one A or B for all) and
-// thread count; nothing between the problems' C is written; every bad
-// argument is refused with its position and leaves every C untouched.
+// Strided batches (ridge_sgemm_batch_strided, cblas_sgemm_batch_strided) and
+// MKL's group batch (cblas_sgemm_batch): every problem's C equals a single
+// ridge_sgemm call on that problem, bit for bit, whatever the layout,
+// transposes, strides (0: one A or B for all) and thread count; nothing
+// between the problems' C is written; every bad argument is refused with its
+// position and leaves every C untouched.
 //
 // This executable defines cblas_xerbla itself (the library's is weak), as a
 // CBLAS program's own would, to see what the CBLAS entry point reports.
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemm_check.h"
@@ -316,6 +318,180 @@ TEST(Batch, CblasEntryPointGivesTheNativeResult) {
                               int(s.stride_b()), s.beta, cblas.c.data(), int(s.ldc()), int(s.stride_c()), int(s.count));
     EXPECT_EQ(0, g_cblas_calls);
     EXPECT_TRUE(same_bits(native.c, cblas.c));
+}
+
+
+// --- MKL's group batch (cblas_sgemm_batch): groups of BatchShape problems,
+// each problem's operands listed by pointer (taken from the group's strided
+// storage, so shared A or B is one pointer listed many times) ---
+
+struct Groups {
+    bool row_major = false;
+    std::vector<BatchShape> shapes;  // one per group (row_major as above)
+    std::vector<BatchData> data;
+    // The signature's arrays.
+    std::vector<CBLAS_TRANSPOSE> ta, tb;
+    std::vector<int> m, n, k, lda, ldb, ldc, size;
+    std::vector<float> alpha, beta;
+    std::vector<const float*> a, b;
+    std::vector<float*> c;
+
+    Groups(bool row, std::vector<BatchShape> s, std::mt19937& rng) : row_major(row), shapes(std::move(s)) {
+        for (BatchShape& g : shapes) {
+            g.row_major = row;
+            data.emplace_back(g, rng);
+        }
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            const BatchShape& g = shapes[i];
+            ta.push_back(g.ta ? CblasTrans : CblasNoTrans), tb.push_back(g.tb ? CblasTrans : CblasNoTrans);
+            m.push_back(int(g.m)), n.push_back(int(g.n)), k.push_back(int(g.k));
+            lda.push_back(int(g.lda())), ldb.push_back(int(g.ldb())), ldc.push_back(int(g.ldc()));
+            size.push_back(int(g.count)), alpha.push_back(g.alpha), beta.push_back(g.beta);
+            for (int64_t p = 0; p < g.count; ++p) {
+                a.push_back(data[i].a.data() + p * g.stride_a());
+                b.push_back(data[i].b.data() + p * g.stride_b());
+                c.push_back(data[i].c.data() + p * g.stride_c());
+            }
+        }
+    }
+    void run(int group_count = -1) {
+        cblas_sgemm_batch(row_major ? CblasRowMajor : CblasColMajor, ta.data(), tb.data(), m.data(), n.data(),
+                          k.data(), alpha.data(), a.data(), lda.data(), b.data(), ldb.data(), beta.data(), c.data(),
+                          ldc.data(), group_count < 0 ? int(shapes.size()) : group_count, size.data());
+    }
+};
+
+std::vector<BatchShape> mixed_groups() {
+    std::vector<BatchShape> out;
+    BatchShape small;  // the small path, problems spread over the threads
+    small.m = small.n = small.k = 64, small.count = 37, small.ta = true, small.c_gap = 3, small.beta = 0.5f;
+    BatchShape big;  // large enough to thread each problem: one after another
+    big.m = 300, big.n = 260, big.k = 170, big.count = 3, big.tb = true, big.pad = 2, big.alpha = -0.5f;
+    BatchShape tiny;  // no tile fits
+    tiny.m = 5, tiny.n = 3, tiny.k = 7, tiny.count = 10, tiny.share_a = true, tiny.c_gap = 1;
+    BatchShape none;  // an empty group
+    none.m = none.n = none.k = 8, none.count = 0;
+    BatchShape empty_c;  // m = 0: nothing to write
+    empty_c.m = 0, empty_c.n = 4, empty_c.k = 4, empty_c.count = 2, empty_c.pad = 1;  // (ld >= 1)
+    BatchShape scale;  // alpha = 0: C = beta * C, A and B unread
+    scale.m = 6, scale.n = 6, scale.k = 6, scale.count = 4, scale.alpha = 0.0f, scale.beta = -2.0f;
+    for (const BatchShape& g : {small, big, tiny, none, empty_c, scale}) out.push_back(g);
+    return out;
+}
+
+// Every problem of every group as one ridge_sgemm call would give it, bit for
+// bit (gaps and padding untouched), in both layouts, on 1 and 2 threads.
+TEST(GroupBatch, EachProblemAsOneCallWouldGiveItBitForBit) {
+    std::mt19937 rng(test_seed() + 6);
+    for (int threads : {1, 2})
+        for (bool row_major : {false, true}) {
+            SCOPED_TRACE(std::string(row_major ? "row-major" : "column-major") + ", threads " + std::to_string(threads));
+            ridge_set_num_threads(threads);
+            Groups groups(row_major, mixed_groups(), rng);
+            std::vector<std::vector<float>> want;
+            for (size_t i = 0; i < groups.shapes.size(); ++i)
+                want.push_back(one_call_per_problem(groups.shapes[i], groups.data[i]));
+            g_cblas_calls = 0;
+            groups.run();
+            EXPECT_EQ(0, g_cblas_calls);
+            for (size_t i = 0; i < groups.shapes.size(); ++i) {
+                SCOPED_TRACE("group " + std::to_string(i) + ": " + groups.shapes[i].describe());
+                EXPECT_TRUE(same_bits(want[i], groups.data[i].c));
+            }
+        }
+    ridge_set_num_threads(0);
+}
+
+// Problems whose C is the same matrix run in order, as a loop of calls would
+// (beta = 1: every problem adds its product to what the ones before left), on
+// two threads too: the small path would otherwise spread them over both.
+TEST(GroupBatch, ProblemsSharingACRunInOrder) {
+    std::mt19937 rng(test_seed() + 7);
+    ridge_set_num_threads(2);
+    BatchShape s;
+    s.m = s.n = s.k = 64, s.count = 64, s.beta = 1.0f;  // long enough for two threads to overlap in time
+    Groups groups(false, {s}, rng);
+    for (float*& c : groups.c) c = groups.data[0].c.data();  // one C for all
+    std::vector<float> want = groups.data[0].c;
+    for (int64_t p = 0; p < s.count; ++p)
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s.m, s.n, s.k, 1.0f,
+                                             groups.a[size_t(p)], s.lda(), groups.b[size_t(p)], s.ldb(), 1.0f,
+                                             want.data(), s.ldc()));
+    groups.run();
+    ridge_set_num_threads(0);
+    EXPECT_TRUE(same_bits(want, groups.data[0].c));
+}
+
+// One bad argument at a time, in the second of two groups (or a listed
+// pointer of its last problem): cblas_xerbla gets its position in the
+// signature, and no C of either group is written.
+TEST(GroupBatch, EveryBadArgumentIsRefusedWithItsPositionAndNothingWritten) {
+    struct Case {
+        int position;
+        const char* what;
+        void (*spoil)(Groups&, int& layout, int& group_count, bool& null_array);
+    };
+    const Case cases[] = {
+        {1, "layout", [](Groups&, int& layout, int&, bool&) { layout = 7; }},
+        {2, "transa", [](Groups& g, int&, int&, bool&) { g.ta[1] = CBLAS_TRANSPOSE(7); }},
+        {3, "transb", [](Groups& g, int&, int&, bool&) { g.tb[1] = CBLAS_TRANSPOSE(7); }},
+        {4, "m < 0", [](Groups& g, int&, int&, bool&) { g.m[1] = -1; }},
+        {5, "n < 0", [](Groups& g, int&, int&, bool&) { g.n[1] = -1; }},
+        {6, "k < 0", [](Groups& g, int&, int&, bool&) { g.k[1] = -1; }},
+        {9, "lda", [](Groups& g, int&, int&, bool&) { g.lda[1] -= 1; }},
+        {11, "ldb", [](Groups& g, int&, int&, bool&) { g.ldb[1] -= 1; }},
+        {14, "ldc", [](Groups& g, int&, int&, bool&) { g.ldc[1] -= 1; }},
+        {15, "group_count < 0", [](Groups&, int&, int& count, bool&) { count = -1; }},
+        {16, "group_size < 0", [](Groups& g, int&, int&, bool&) { g.size[1] = -1; }},
+        {8, "a NULL in the list", [](Groups& g, int&, int&, bool&) { g.a.back() = nullptr; }},
+        {10, "b NULL in the list", [](Groups& g, int&, int&, bool&) { g.b.back() = nullptr; }},
+        {13, "c NULL in the list", [](Groups& g, int&, int&, bool&) { g.c.back() = nullptr; }},
+        {8, "a_array NULL", [](Groups& g, int&, int&, bool& null) { g.a.clear(), null = true; }},
+        {13, "c_array NULL", [](Groups& g, int&, int&, bool& null) { g.c.clear(), null = true; }},
+        {4, "m_array NULL", [](Groups& g, int&, int&, bool&) { g.m.clear(); }},
+        {16, "group_size NULL", [](Groups& g, int&, int&, bool&) { g.size.clear(); }},
+    };
+    std::mt19937 rng(test_seed() + 8);
+    for (bool row_major : {false, true})
+        for (const Case& bad : cases) {
+            SCOPED_TRACE(std::string(bad.what) + (row_major ? " row-major" : " column-major"));
+            BatchShape first, second;
+            first.m = 9, first.n = 7, first.k = 5, first.count = 3, first.beta = 0.5f;
+            second.m = 6, second.n = 8, second.k = 4, second.count = 2, second.tb = true;
+            Groups g(row_major, {first, second}, rng);
+            const std::vector<float> before0 = g.data[0].c, before1 = g.data[1].c;
+            int layout = row_major ? 101 : 102, group_count = 2;
+            bool null_array = false;
+            bad.spoil(g, layout, group_count, null_array);
+            (void)null_array;  // a cleared vector's data() is what the call sees (NULL)
+            g_cblas_calls = 0;
+            cblas_sgemm_batch(CBLAS_LAYOUT(layout), g.ta.data(), g.tb.data(), g.m.empty() ? nullptr : g.m.data(),
+                              g.n.data(), g.k.data(), g.alpha.data(), g.a.empty() ? nullptr : g.a.data(),
+                              g.lda.data(), g.b.data(), g.ldb.data(), g.beta.data(),
+                              g.c.empty() ? nullptr : g.c.data(), g.ldc.data(), group_count,
+                              g.size.empty() ? nullptr : g.size.data());
+            EXPECT_EQ(1, g_cblas_calls);
+            EXPECT_EQ(bad.position, g_cblas_info);
+            EXPECT_EQ("cblas_sgemm_batch", g_cblas_routine);
+            EXPECT_TRUE(same_bits(before0, g.data[0].c));
+            EXPECT_TRUE(same_bits(before1, g.data[1].c));
+        }
+}
+
+// No group, or groups that change nothing: nothing is read (NULL lists and
+// arrays where nothing needs them) and nothing is written.
+TEST(GroupBatch, NoGroupOrNothingToDoReadsAndWritesNothing) {
+    g_cblas_calls = 0;
+    cblas_sgemm_batch(CblasColMajor, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                      nullptr, nullptr, nullptr, nullptr, 0, nullptr);
+    EXPECT_EQ(0, g_cblas_calls);
+    // beta = 1 with alpha = 0: C stays as it is; no list is needed.
+    const CBLAS_TRANSPOSE t = CblasNoTrans;
+    const int four = 4, count = 3;
+    const float zero = 0.0f, one = 1.0f;
+    cblas_sgemm_batch(CblasColMajor, &t, &t, &four, &four, &four, &zero, nullptr, &four, nullptr, &four, &one,
+                      nullptr, &four, 1, &count);
+    EXPECT_EQ(0, g_cblas_calls);
 }
 
 }  // namespace

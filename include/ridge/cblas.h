@@ -31,6 +31,19 @@ void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a
                                const float *a, int lda, int stridea, const float *b, int ldb,
                                int strideb, float beta, float *c, int ldc, int stridec,
                                int batch_size);
+/* MKL's group batch (BLIS has it too): group_count groups; group g holds
+ * group_size[g] problems sharing transa_array[g], ..., ldc_array[g], and the
+ * problems' own matrices are a_array[p], b_array[p], c_array[p], numbered
+ * group after group. No two problems' C may overlap (as in MKL; ridge then
+ * runs them in order, on one thread). Every argument is checked before any C
+ * is written; errors go to cblas_xerbla with the argument's position in this
+ * signature (a NULL listed pointer a problem needs: 8, 10 or 13). */
+void cblas_sgemm_batch(CBLAS_LAYOUT layout, const enum CBLAS_TRANSPOSE *transa_array,
+                       const enum CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array,
+                       const int *k_array, const float *alpha_array, const float **a_array,
+                       const int *lda_array, const float **b_array, const int *ldb_array,
+                       const float *beta_array, float **c_array, const int *ldc_array, int group_count,
+                       const int *group_size);
 
 /* 16-bit GEMM under MKL's and OpenBLAS's names. 16-bit values are raw
  * IEEE binary16 or bfloat16 bit patterns in uint16_t (MKL_F16, MKL_BF16,

@@ -52,25 +52,52 @@ struct StridedBatchCall {
 // 111 none, 112 transpose, 113 conjugate transpose); everything else left to fill in.
 StridedBatchCall strided_batch_call(int layout, int trans_a, int trans_b);
 
-// The column-major problem 0 of a checked batch and the strides (row-major
-// calls swap the operands and their strides, as for one GEMM).
-struct StridedBatch {
-    GemmArgs first;
-    int64_t stride_a = 0, stride_b = 0, stride_c = 0, count = 0;
-};
 
 // The first bad argument of a batch call: its 1-based position in the
 // signature (layout 1, trans_a 2, trans_b 3, m 4, n 5, k 6, alpha 7, a 8,
 // lda 9, stride_a 10, b 11, ldb 12, stride_b 13, beta 14, c 15, ldc 16,
 // stride_c 17, batch_size 18) and what is wrong; position 0 when the call is
-// valid, and then *out is the batch to run. Checked in positional order, the
-// pointers last (they only matter when the batch reads or writes anything).
+// valid, and then *out is the batch to run, column-major (a row-major call
+// swaps the operands and their strides, as for one GEMM). Checked in
+// positional order, the pointers last (they only matter when the batch reads
+// or writes anything).
 // Problems' C must not overlap (stride_c at least one C), since they may be
 // written concurrently; A and B may be shared (stride 0).
 struct BatchCheck {
     int position = 0;
     const char* what = "";
 };
-BatchCheck check_gemm_batch_strided(const StridedBatchCall& call, StridedBatch* out);
+BatchCheck check_gemm_batch_strided(const StridedBatchCall& call, GemmBatch* out);
+
+// One group of MKL's group batch (cblas_sgemm_batch): `size` problems of one
+// shape, each with its own A, B and C. Positions are that signature's:
+// layout 1, transa_array 2, transb_array 3, m_array 4, n_array 5, k_array 6,
+// alpha_array 7, a_array 8, lda_array 9, b_array 10, ldb_array 11,
+// beta_array 12, c_array 13, ldc_array 14, group_count 15, group_size 16.
+struct GroupCall {
+    bool row_major = false;
+    bool trans_a_valid = true, trans_a = false;
+    bool trans_b_valid = true, trans_b = false;
+    int64_t m = 0, n = 0, k = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    int64_t lda = 0, ldb = 0, ldc = 0, size = 0;
+};
+
+// A group with its layout (already checked) and transposes decoded from CBLAS's values.
+GroupCall group_call(int layout, int trans_a, int trans_b);
+
+// The first bad value of a group, in positional order (transposes, sizes,
+// leading dimensions, then its size), or position 0. Its pointers are
+// checked by the caller, which holds them.
+BatchCheck check_gemm_group(const GroupCall& group);
+
+// Whether the group's problems read A and B, and whether they write C: what
+// makes their pointers necessary (a group that changes nothing needs none).
+bool group_reads_ab(const GroupCall& group);
+bool group_writes_c(const GroupCall& group);
+
+// A checked group as a column-major batch over its problems' operands (the
+// lists start at the group's first problem).
+GemmBatch group_batch(const GroupCall& group, const float* const* a, const float* const* b, float* const* c);
 
 }  // namespace ridge

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "api/cblas_checks.h"
 #include "api/checks.h"
@@ -125,16 +126,110 @@ void cblas_sgemm_batch_strided_impl(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a
     call.a = a, call.lda = lda, call.stride_a = stride_a;
     call.b = b, call.ldb = ldb, call.stride_b = stride_b;
     call.c = c, call.ldc = ldc, call.stride_c = stride_c, call.count = batch_size;
-    StridedBatch batch;
+    GemmBatch batch;
     const BatchCheck e = check_gemm_batch_strided(call, &batch);
     if (e.position != 0) {
         set_cblas_row_major(false);  // positions are the caller's own, never swapped
         Abi::cblas_xerbla(e.position, routine, e.what, 0);
         return;
     }
-    const GemmArgs& g = batch.first;
+    const GemmArgs& g = batch.shape;
     if (batch.count == 0 || gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
-    cblas_report_status<Abi>(routine, dispatch_gemm_batch(g, batch.stride_a, batch.stride_b, batch.stride_c, batch.count));
+    cblas_report_status<Abi>(routine, dispatch_gemm_batch(batch));
+}
+
+// MKL's cblas_sgemm_batch (also BLIS's): group_count groups, group i of
+// group_size[i] problems sharing transa_array[i] .. ldc_array[i], the
+// problems' operands listed in a_array, b_array and c_array group after group.
+// Every argument, every listed pointer included, is checked before any C is
+// written (positions: check_gemm_group in checks.h); the groups then run in
+// order, each as one batch (dispatch_gemm_batch).
+template <typename Abi>
+struct GroupBatchArrays {
+    using Int = typename Abi::Int;
+    CBLAS_LAYOUT layout;
+    const CBLAS_TRANSPOSE *trans_a, *trans_b;
+    const Int *m, *n, *k;
+    const float* alpha;
+    const float** a;
+    const Int* lda;
+    const float** b;
+    const Int* ldb;
+    const float* beta;
+    float** c;
+    const Int* ldc;
+    Int group_count;
+    const Int* group_size;
+
+    GroupCall group(int64_t i) const {
+        GroupCall g = group_call(layout, trans_a[i], trans_b[i]);
+        g.m = m[i], g.n = n[i], g.k = k[i], g.alpha = alpha[i], g.beta = beta[i];
+        g.lda = lda[i], g.ldb = ldb[i], g.ldc = ldc[i], g.size = group_size[i];
+        return g;
+    }
+
+    // The first bad argument, or position 0 (and then *problems is the total).
+    BatchCheck check(int64_t* problems) const {
+        if (layout != CblasRowMajor && layout != CblasColMajor) return {1, "invalid layout"};
+        if (group_count < 0) return {15, "group_count < 0"};
+        if (group_count > 0) {  // the per-group arrays, in positional order
+            const std::pair<const void*, BatchCheck> arrays[] = {
+                {trans_a, {2, "transa_array is NULL"}}, {trans_b, {3, "transb_array is NULL"}},
+                {m, {4, "m_array is NULL"}},            {n, {5, "n_array is NULL"}},
+                {k, {6, "k_array is NULL"}},            {alpha, {7, "alpha_array is NULL"}},
+                {lda, {9, "lda_array is NULL"}},        {ldb, {11, "ldb_array is NULL"}},
+                {beta, {12, "beta_array is NULL"}},     {ldc, {14, "ldc_array is NULL"}},
+                {group_size, {16, "group_size is NULL"}}};
+            for (const auto& [array, missing] : arrays)
+                if (array == nullptr) return missing;
+        }
+        int64_t total = 0;
+        bool reads_ab = false, writes_c = false;
+        for (int64_t i = 0; i < group_count; ++i) {
+            const GroupCall g = group(i);
+            if (const BatchCheck e = check_gemm_group(g); e.position != 0) return e;
+            if (g.size > (int64_t{1} << 62) - total) return {16, "group sizes add up to more than 2^62 problems"};
+            total += g.size;
+            reads_ab = reads_ab || group_reads_ab(g);
+            writes_c = writes_c || group_writes_c(g);
+        }
+        if (reads_ab && a == nullptr) return {8, "a_array is NULL"};
+        if (reads_ab && b == nullptr) return {10, "b_array is NULL"};
+        if (writes_c && c == nullptr) return {13, "c_array is NULL"};
+        for (int64_t i = 0, first = 0; i < group_count; ++i) {  // the listed pointers the groups use
+            const GroupCall g = group(i);
+            const bool reads = group_reads_ab(g), writes = group_writes_c(g);
+            for (int64_t p = first; p < first + g.size; ++p) {
+                if (reads && a[p] == nullptr) return {8, "a NULL in a_array"};
+                if (reads && b[p] == nullptr) return {10, "b NULL in b_array"};
+                if (writes && c[p] == nullptr) return {13, "c NULL in c_array"};
+            }
+            first += g.size;
+        }
+        *problems = total;
+        return {};
+    }
+};
+
+template <typename Abi>
+void cblas_sgemm_batch_impl(const GroupBatchArrays<Abi>& call) {
+    const char* routine = "cblas_sgemm_batch";
+    int64_t problems = 0;
+    if (const BatchCheck e = call.check(&problems); e.position != 0) {
+        set_cblas_row_major(false);  // positions are the caller's own, never swapped
+        Abi::cblas_xerbla(e.position, routine, e.what, 0);
+        return;
+    }
+    for (int64_t i = 0, first = 0; i < call.group_count; ++i) {
+        const GroupCall g = call.group(i);
+        if (group_writes_c(g)) {
+            const float* const* a = call.a != nullptr ? call.a + first : nullptr;
+            const float* const* b = call.b != nullptr ? call.b + first : nullptr;
+            const ridge_status status = dispatch_gemm_batch(group_batch(g, a, b, call.c + first));
+            if (status != RIDGE_SUCCESS) return cblas_report_status<Abi>(routine, status);
+        }
+        first += g.size;
+    }
 }
 
 // fp16 in and out (MKL's cblas_hgemm): the product is formed and accumulated

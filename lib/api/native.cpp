@@ -136,13 +136,12 @@ extern "C" RIDGE_API ridge_status ridge_sgemm_batch_strided(ridge_layout layout,
     call.a = a, call.lda = lda, call.stride_a = stride_a;
     call.b = b, call.ldb = ldb, call.stride_b = stride_b;
     call.c = c, call.ldc = ldc, call.stride_c = stride_c, call.count = batch_size;
-    ridge::StridedBatch batch;
+    ridge::GemmBatch batch;
     const ridge::BatchCheck e = ridge::check_gemm_batch_strided(call, &batch);
     if (e.position != 0) return bad_argument(fn, e.position, e.what);
-    const ridge::GemmArgs& g = batch.first;
+    const ridge::GemmArgs& g = batch.shape;
     if (batch.count == 0 || ridge::gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return RIDGE_SUCCESS;
-    const ridge_status status =
-        ridge::dispatch_gemm_batch(g, batch.stride_a, batch.stride_b, batch.stride_c, batch.count);
+    const ridge_status status = ridge::dispatch_gemm_batch(batch);
     if (status != RIDGE_SUCCESS) ridge::report_native_error(status, fn, 0, ridge_status_string(status));
     return status;
 }

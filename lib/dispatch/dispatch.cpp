@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "gemm/pack.h"
@@ -498,9 +499,32 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     return run_gemm(args, plan);
 }
 
-ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                                 int64_t count) {
-    if (count <= 0) return RIDGE_SUCCESS;
+namespace {
+
+// Whether no two problems of a batch write the same element of C, so that
+// threads may run them at once: always for a strided batch (its API checks
+// stride_c); a list of C is sorted by address and each span compared with the
+// next (a span: the elements from C's first to its last, ldc * (n - 1) + m).
+// A list that cannot be sorted (out of memory) counts as overlapping: the
+// batch then runs in order, on one thread, which is right either way.
+bool lists_c_apart(const GemmBatch& batch) {
+    if (batch.c_list == nullptr || batch.count < 2 || batch.shape.m == 0 || batch.shape.n == 0) return true;
+    const GemmArgs& g = batch.shape;
+    const uintptr_t span = uintptr_t((g.ldc * (g.n - 1) + g.m) * int64_t(sizeof(float)));
+    const std::unique_ptr<uintptr_t[]> starts(new (std::nothrow) uintptr_t[size_t(batch.count)]);
+    if (!starts) return false;
+    for (int64_t i = 0; i < batch.count; ++i) starts[i] = reinterpret_cast<uintptr_t>(batch.c_list[i]);
+    std::sort(starts.get(), starts.get() + batch.count);
+    for (int64_t i = 1; i < batch.count; ++i)
+        if (starts[i] - starts[i - 1] < span) return false;
+    return true;
+}
+
+}  // namespace
+
+ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
+    if (batch.count <= 0) return RIDGE_SUCCESS;
+    const GemmArgs& first = batch.shape;
     const RuntimeConfig& cfg = runtime_config();
     const GemmKernel& kernel = *cfg.gemm(first.input).kernel;
     const double flops = 2.0 * double(first.m) * double(first.n) * double(first.k);
@@ -510,24 +534,26 @@ ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_
     // whole problems would leave a thread idle at the end).
     const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) &&
                        use_small_path(cfg, kernel, first) && threads_for(flops) == 1;
-    const int team = small ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(count)), count))) : 1;
+    const int team = small && lists_c_apart(batch)
+                         ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(batch.count)), batch.count)))
+                         : 1;
     // On one thread too a batch of small-path problems runs in gemm_batch_small_f32:
     // planned once, not once per problem (batch of 64 of 32^3, 1 thread: 168-172
     // -> 179-182 GFLOP/s in alternating runs).
     if (!small) {
-        for (int64_t i = 0; i < count; ++i) {
-            const ridge_status status = dispatch_gemm(batch_problem(first, stride_a, stride_b, stride_c, i));
+        for (int64_t i = 0; i < batch.count; ++i) {
+            const ridge_status status = dispatch_gemm(batch.problem(i));
             if (status != RIDGE_SUCCESS) return status;
         }
         return RIDGE_SUCCESS;
     }
-    if (!reporting_enabled()) return gemm_batch_small_f32(first, stride_a, stride_b, stride_c, count, kernel, team);
+    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team);
     const CallMeter meter;
-    const ridge_status status = gemm_batch_small_f32(first, stride_a, stride_b, stride_c, count, kernel, team);
+    const ridge_status status = gemm_batch_small_f32(batch, kernel, team);
     ridge_report r = base_report("gemm_batch", first.input, "small", kernel.name, team);
     r.m = first.m, r.n = first.n, r.k = first.k;
-    r.flops = flops * double(count);
-    r.ideal_bytes = r.memory_bytes = ideal_gemm_bytes(first) * double(count);  // each problem in place, once
+    r.flops = flops * double(batch.count);
+    r.ideal_bytes = r.memory_bytes = ideal_gemm_bytes(first) * double(batch.count);  // each problem in place, once
     r.seconds = meter.seconds();
     r.measured_memory_bytes = meter.measured_memory_bytes();
     if (status == RIDGE_SUCCESS) record_report(r);

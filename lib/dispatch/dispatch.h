@@ -48,15 +48,15 @@ int threads_for(double flops);
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);
 
-// A checked strided batch of column-major problems of one shape (problem i:
-// `first` moved by i strides, in elements). Problems that take the small path
-// are spread over the threads, whole problems per thread; any other shape runs
-// its problems one after another, each threaded as one call would be. Each C
-// is bit-identical to a single call on that problem. Out of memory leaves
-// every C untouched: the team reserves first, and a sequential batch can only
-// fail at its first problem (its buffers then hold enough for the rest).
-ridge_status dispatch_gemm_batch(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                                 int64_t count);
+// A checked batch of column-major problems of one shape (gemm.h's GemmBatch:
+// strided, or lists of operands). Problems that take the small path are
+// spread over the threads, whole problems per thread, unless two of a list's
+// C overlap (then they run in order, as a loop of calls would); any other
+// shape runs its problems one after another, each threaded as one call would
+// be. Each C is bit-identical to a single call on that problem. Out of memory
+// leaves every C untouched: the team reserves first, and a sequential batch
+// can only fail at its first problem (its buffers then hold enough for the rest).
+ridge_status dispatch_gemm_batch(const GemmBatch& batch);
 
 // The same with an fp16 C (cblas_hgemm): args.c and args.ldc are ignored; C is
 // converted to an fp32 copy (not read when beta == 0), multiplied into, and

@@ -57,15 +57,24 @@ size_t gemm_small_workspace_floats(const GemmArgs& args, const GemmKernel& kerne
 // The calling thread's buffer of that many floats (null when `floats` is 0 or out of memory).
 float* reserve_small_packed_a(size_t floats);
 
-// A strided batch of problems of one shape that each take the small path:
-// problem i is `first` with A, B and C moved by i strides (elements). Spread
-// over `threads` threads, a whole problem per thread at a time; every thread
-// reserves its buffer before any C is written (gemm_batch.cpp).
-ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                                  int64_t count, const GemmKernel& kernel, int threads);
+// A batch of `count` column-major problems of one shape. Problem i is `shape`
+// with its operands at a_list[i], b_list[i], c_list[i] when the lists are
+// given (MKL's group batch, one group), else with shape's A, B and C moved by
+// i strides (elements; a strided batch).
+struct GemmBatch {
+    GemmArgs shape;
+    int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+    float* const* c_list = nullptr;        // given: the operands are listed, not strided
+    const float* const* a_list = nullptr;  // (may be null, with c_list, when nothing reads A and B)
+    const float* const* b_list = nullptr;
+    int64_t count = 0;
+    GemmArgs problem(int64_t i) const;
+};
 
-// Problem i of a strided batch.
-GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i);
+// A batch whose problems each take the small path, spread over `threads`
+// threads, a whole problem per thread at a time; every thread reserves its
+// buffer before any C is written (gemm_batch.cpp). No two problems' C may overlap.
+ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads);
 
 // Few columns of C, A untransposed: A read once in place (gemm_skinny.cpp), in
 // its input type (fp32, or fp16/bf16 where the kernel converts as it loads),

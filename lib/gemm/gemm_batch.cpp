@@ -1,8 +1,10 @@
-// Many small problems of one shape (a strided batch): each problem is too
-// small to split across threads (its whole run is a few microseconds, less
-// than waking a second thread costs), so the batch is split instead: each
-// thread runs whole problems on the small path, and the problems' C do not
-// overlap (the API checks it), so no thread waits for another.
+// Many small problems of one shape (a strided batch, or one group of MKL's
+// group batch): each problem is too small to split across threads (its whole
+// run is a few microseconds, less than waking a second thread costs), so the
+// batch is split instead: each thread runs whole problems on the small path,
+// and the problems' C do not overlap (the strided API checks its stride;
+// dispatch_gemm_batch checks a list of C before it spreads one), so no thread
+// waits for another.
 #include <omp.h>
 
 #include "gemm/gemm.h"
@@ -10,13 +12,19 @@
 
 namespace ridge {
 
-GemmArgs batch_problem(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t i) {
-    const int64_t eb = dtype_bytes(first.input);
-    GemmArgs g = first;
+GemmArgs GemmBatch::problem(int64_t i) const {
+    GemmArgs g = shape;
+    if (c_list != nullptr) {
+        g.a = a_list != nullptr ? a_list[i] : nullptr;
+        g.b = b_list != nullptr ? b_list[i] : nullptr;
+        g.c = c_list[i];
+        return g;
+    }
+    const int64_t eb = dtype_bytes(shape.input);
     // A and B may be NULL when nothing reads them (alpha = 0, k = 0): they stay NULL.
-    if (first.a != nullptr) g.a = static_cast<const char*>(first.a) + i * stride_a * eb;
-    if (first.b != nullptr) g.b = static_cast<const char*>(first.b) + i * stride_b * eb;
-    if (first.c != nullptr) g.c = first.c + i * stride_c;
+    if (shape.a != nullptr) g.a = static_cast<const char*>(shape.a) + i * stride_a * eb;
+    if (shape.b != nullptr) g.b = static_cast<const char*>(shape.b) + i * stride_b * eb;
+    if (shape.c != nullptr) g.c = shape.c + i * stride_c;
     return g;
 }
 
@@ -26,21 +34,19 @@ namespace {
 bool reserved(size_t floats) { return floats == 0 || reserve_small_packed_a(floats) != nullptr; }
 
 // Problems [first_problem, last_problem) on the calling thread, one after another.
-void run_problems(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                  int64_t first_problem, int64_t last_problem, const GemmKernel& ker) {
-    for (int64_t i = first_problem; i < last_problem; ++i)
-        gemm_small_f32(batch_problem(first, stride_a, stride_b, stride_c, i), ker, 1);
+void run_problems(const GemmBatch& batch, int64_t first_problem, int64_t last_problem, const GemmKernel& ker) {
+    for (int64_t i = first_problem; i < last_problem; ++i) gemm_small_f32(batch.problem(i), ker, 1);
 }
 
 }  // namespace
 
-ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-                                  int64_t count, const GemmKernel& ker, int threads) {
+ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& ker, int threads) {
     // Same shape, same need: a thread that holds this much never allocates again in this batch.
-    const size_t need = gemm_small_workspace_floats(first, ker);
+    const size_t need = gemm_small_workspace_floats(batch.shape, ker);
+    const int64_t count = batch.count;
     if (threads <= 1) {  // no team to start (nor to nest inside a caller's parallel region)
         if (!reserved(need)) return RIDGE_OUT_OF_MEMORY;
-        run_problems(first, stride_a, stride_b, stride_c, 0, count, ker);
+        run_problems(batch, 0, count, ker);
         return RIDGE_SUCCESS;
     }
     ridge_status status = RIDGE_SUCCESS;
@@ -54,7 +60,7 @@ ridge_status gemm_batch_small_f32(const GemmArgs& first, int64_t stride_a, int64
 #pragma omp barrier
         if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)
             const int t = omp_get_thread_num(), parts = omp_get_num_threads();
-            run_problems(first, stride_a, stride_b, stride_c, count * t / parts, count * (t + 1) / parts, ker);
+            run_problems(batch, count * t / parts, count * (t + 1) / parts, ker);
         }
     }
     return status;

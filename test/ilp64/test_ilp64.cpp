@@ -276,6 +276,57 @@ TEST(Ilp64, BatchStridedMatchesOneCallPerProblem) {
     EXPECT_EQ(0, std::memcmp(before.data(), c.data(), c.size() * sizeof(float)));
 }
 
+// cblas_sgemm_batch_64: two groups, each problem as cblas_sgemm_64 gives it,
+// bit for bit; and a group size of 2^32 (whose low 32 bits, 0, would be an
+// empty group) is seen whole: its listed pointers then run out, so the first
+// NULL among them is reported (8), nothing written.
+TEST(Ilp64, GroupBatchMatchesOneCallPerProblem) {
+    std::mt19937 rng(test_seed() + 8);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t m[2] = {40, 9}, n[2] = {30, 5}, k[2] = {20, 7}, size[2] = {3, 2};
+    const CBLAS_TRANSPOSE ta[2] = {CblasNoTrans, CblasTrans}, tb[2] = {CblasTrans, CblasNoTrans};
+    const int64_t lda[2] = {40, 7}, ldb[2] = {30, 7}, ldc[2] = {41, 9};
+    const float alpha[2] = {0.5f, -1.0f}, beta[2] = {2.0f, 0.0f};
+    std::vector<std::vector<float>> store;
+    std::vector<const float*> a, b;
+    std::vector<float*> c;
+    for (int g = 0; g < 2; ++g)
+        for (int64_t p = 0; p < size[g]; ++p) {
+            for (int64_t elements : {lda[g] * (ta[g] == CblasTrans ? m[g] : k[g]),
+                                     ldb[g] * (tb[g] == CblasTrans ? k[g] : n[g]), ldc[g] * n[g]}) {
+                store.emplace_back(size_t(elements));
+                for (float& x : store.back()) x = dist(rng);
+            }
+            const size_t last = store.size();
+            a.push_back(store[last - 3].data()), b.push_back(store[last - 2].data()), c.push_back(store[last - 1].data());
+        }
+    std::vector<std::vector<float>> want;
+    for (int g = 0, p = 0; g < 2; ++g)
+        for (int64_t i = 0; i < size[g]; ++i, ++p) {
+            want.emplace_back(c[size_t(p)], c[size_t(p)] + ldc[g] * n[g]);
+            cblas_sgemm_64(CblasColMajor, ta[g], tb[g], m[g], n[g], k[g], alpha[g], a[size_t(p)], lda[g], b[size_t(p)],
+                           ldb[g], beta[g], want.back().data(), ldc[g]);
+        }
+    g_log = ErrorLog{};
+    cblas_sgemm_batch_64(CblasColMajor, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc, 2,
+                         size);
+    EXPECT_EQ(0, g_log.cblas_calls);
+    for (size_t p = 0; p < want.size(); ++p)
+        EXPECT_EQ(0, std::memcmp(want[p].data(), c[p], want[p].size() * sizeof(float))) << "problem " << p;
+
+    const std::vector<float> before(c[0], c[0] + ldc[0] * n[0]);
+    std::vector<const float*> a_long(a), b_long(b);
+    std::vector<float*> c_long(c);
+    a_long.push_back(nullptr), b_long.push_back(nullptr), c_long.push_back(nullptr);  // problem 5: past the lists
+    const int64_t huge[2] = {3, kTwo32};
+    cblas_sgemm_batch_64(CblasColMajor, ta, tb, m, n, k, alpha, a_long.data(), lda, b_long.data(), ldb, beta,
+                         c_long.data(), ldc, 2, huge);
+    EXPECT_EQ(1, g_log.cblas_calls);
+    EXPECT_EQ(8, g_log.cblas_info);
+    EXPECT_EQ("cblas_sgemm_batch", g_log.cblas_routine);
+    EXPECT_EQ(0, std::memcmp(before.data(), c[0], before.size() * sizeof(float)));
+}
+
 // incx = 2^32 is a legal stride; its low 32 bits (0) are not. With n = 1 only
 // x[0] is read, so the call needs no memory beyond one element.
 TEST(Ilp64, StrideOfTwoTo32IsValid) {
