@@ -1,6 +1,6 @@
 // libFuzzer over argument checking. The input bytes pick an entry point
 // (ridge_sgemm, cblas_sgemm, sgemm_, ridge_sgemv, cblas_sgemv, sgemv_,
-// ridge_sgemm_batch_strided, cblas_sgemm_batch_strided) and
+// ridge_sgemm_batch_strided, cblas_sgemm_batch_strided, cblas_sgemm_batch) and
 // every argument: layout and transpose codes (invalid ones included), sizes
 // and leading dimensions (small, zero, negative, around their legal minimum,
 // huge), increments, batch strides and counts, NULL pointers, scalars (0, 1, others).
@@ -551,6 +551,150 @@ void fuzz_batch(Bytes& in, bool native) {
             fail("batch wrote outside its problems' C (or during a quick return) at", int64_t(i), 0);
 }
 
+// --- one group batch (cblas_sgemm_batch) ---
+
+// One group as the fuzzer drew it, with its problems' operands (each its own buffer).
+struct FuzzGroup {
+    int64_t ta_code = 0, tb_code = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, size = 0;
+    float alpha = 0, beta = 0;
+    bool tra = false, trb = false;
+    int64_t a_len = 0, a_lines = 0, b_len = 0, b_lines = 0, c_len = 0, c_lines = 0;
+    std::vector<GemmOperands> problems;
+};
+
+void fuzz_group_batch(Bytes& in) {
+    const int64_t layouts[] = {CblasColMajor, CblasRowMajor, CblasColMajor, CblasRowMajor, 0};
+    const int64_t trans_codes[] = {CblasNoTrans, CblasTrans, CblasConjTrans, CblasNoTrans, 114};
+    const int64_t counts[] = {1, 2, 3, 2, 0, -1};
+    const int64_t sizes[] = {1, 2, 3, 0, -1};
+    const int64_t layout = in.pick(layouts), group_count = in.pick(counts);
+    const bool row = layout == CblasRowMajor;
+    std::vector<FuzzGroup> groups(size_t(std::max<int64_t>(group_count, 0)));
+    for (FuzzGroup& g : groups) {
+        g.ta_code = in.pick(trans_codes), g.tb_code = in.pick(trans_codes);
+        g.tra = g.ta_code == CblasTrans || g.ta_code == CblasConjTrans;
+        g.trb = g.tb_code == CblasTrans || g.tb_code == CblasConjTrans;
+        g.m = int32_t(size_value(in, false)), g.n = int32_t(size_value(in, false)), g.k = int32_t(size_value(in, false));
+        const int64_t a_rows = g.tra ? g.k : g.m, a_cols = g.tra ? g.m : g.k;
+        const int64_t b_rows = g.trb ? g.n : g.k, b_cols = g.trb ? g.k : g.n;
+        g.a_len = row ? a_cols : a_rows, g.a_lines = row ? a_rows : a_cols;
+        g.b_len = row ? b_cols : b_rows, g.b_lines = row ? b_rows : b_cols;
+        g.c_len = row ? g.n : g.m, g.c_lines = row ? g.m : g.n;
+        g.lda = int32_t(ld_value(in, std::max<int64_t>(1, g.a_len), false));
+        g.ldb = int32_t(ld_value(in, std::max<int64_t>(1, g.b_len), false));
+        g.ldc = int32_t(ld_value(in, std::max<int64_t>(1, g.c_len), false));
+        g.size = in.pick(sizes);
+        g.alpha = scalar_value(in), g.beta = scalar_value(in);
+    }
+    // One thing made NULL: 0 none, 1-11 a per-group array, 12-14 a whole list,
+    // 15-17 the last problem's A, B or C in its list.
+    const uint8_t null_choice = in.next() % 18;
+
+    // The expected position (cblas.h: layout, group_count, the per-group arrays
+    // in positional order, each group's values in order, then the lists).
+    auto bad_group = [&](const FuzzGroup& g) -> int64_t {
+        if (g.ta_code != CblasNoTrans && !g.tra) return 2;
+        if (g.tb_code != CblasNoTrans && !g.trb) return 3;
+        if (g.m < 0) return 4;
+        if (g.n < 0) return 5;
+        if (g.k < 0) return 6;
+        if (g.lda < std::max<int64_t>(1, g.a_len)) return 9;
+        if (g.ldb < std::max<int64_t>(1, g.b_len)) return 11;
+        if (g.ldc < std::max<int64_t>(1, g.c_len)) return 14;
+        if (g.size < 0) return 16;
+        return 0;
+    };
+    auto writes = [](const FuzzGroup& g) {
+        return g.size > 0 && g.m > 0 && g.n > 0 && !((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f);
+    };
+    auto reads = [&](const FuzzGroup& g) { return writes(g) && g.k > 0 && g.alpha != 0.0f; };
+    const int64_t array_positions[] = {2, 3, 4, 5, 6, 7, 9, 11, 12, 14, 16};
+    int64_t expected = 0, problems = 0;
+    bool any_reads = false, any_writes = false;
+    if (layout != CblasColMajor && layout != CblasRowMajor) expected = 1;
+    else if (group_count < 0) expected = 15;
+    else if (group_count > 0 && null_choice >= 1 && null_choice <= 11) expected = array_positions[null_choice - 1];
+    for (const FuzzGroup& g : groups) {
+        if (expected == 0) expected = bad_group(g);
+        problems += std::max<int64_t>(g.size, 0);
+        any_reads = any_reads || reads(g), any_writes = any_writes || writes(g);
+    }
+    if (expected == 0 && any_reads && null_choice == 12) expected = 8;
+    if (expected == 0 && any_reads && null_choice == 13) expected = 10;
+    if (expected == 0 && any_writes && null_choice == 14) expected = 13;
+    if (expected == 0 && problems > 0 && null_choice >= 15) {  // the last problem's pointer
+        const FuzzGroup* last = nullptr;
+        for (const FuzzGroup& g : groups)
+            if (g.size > 0) last = &g;
+        if (null_choice == 15 && reads(*last)) expected = 8;
+        if (null_choice == 16 && reads(*last)) expected = 10;
+        if (null_choice == 17 && writes(*last)) expected = 13;
+    }
+
+    // Buffers: each problem's own, as large as its arguments say (a few elements when invalid).
+    std::vector<CBLAS_TRANSPOSE> ta, tb;
+    std::vector<int> m, n, k, lda, ldb, ldc, size;
+    std::vector<float> alpha, beta;
+    std::vector<const float*> a_list, b_list;
+    std::vector<float*> c_list;
+    for (FuzzGroup& g : groups) {
+        ta.push_back(CBLAS_TRANSPOSE(g.ta_code)), tb.push_back(CBLAS_TRANSPOSE(g.tb_code));
+        m.push_back(int(g.m)), n.push_back(int(g.n)), k.push_back(int(g.k));
+        lda.push_back(int(g.lda)), ldb.push_back(int(g.ldb)), ldc.push_back(int(g.ldc));
+        size.push_back(int(g.size)), alpha.push_back(g.alpha), beta.push_back(g.beta);
+        const int64_t a_size = expected ? 4 : storage(g.a_len, g.a_lines, g.lda);
+        const int64_t b_size = expected ? 4 : storage(g.b_len, g.b_lines, g.ldb);
+        const int64_t c_size = expected ? 4 : storage(g.c_len, g.c_lines, g.ldc);
+        if (a_size > kMaxElements / 4 || b_size > kMaxElements / 4 || c_size > kMaxElements / 4) return;
+        for (int64_t p = 0; p < g.size; ++p) {
+            g.problems.emplace_back(in, a_size, b_size, c_size, g.beta);
+            a_list.push_back(g.problems.back().a_arg(false));
+            b_list.push_back(g.problems.back().b_arg(false));
+            c_list.push_back(g.problems.back().c_arg(false));
+        }
+    }
+    if (null_choice >= 15 && !c_list.empty()) {
+        if (null_choice == 15) a_list.back() = nullptr;
+        if (null_choice == 16) b_list.back() = nullptr;
+        if (null_choice == 17) c_list.back() = nullptr;
+    }
+    auto arg = [&](auto& v, int choice) { return null_choice == choice || v.empty() ? nullptr : v.data(); };
+
+    std::snprintf(g_call, sizeof g_call, "cblas group batch layout=%lld group_count=%lld null_choice=%d (groups: %zu)",
+                  (long long)layout, (long long)group_count, null_choice, groups.size());
+    g_report = Report{};
+    cblas_sgemm_batch(CBLAS_LAYOUT(layout), arg(ta, 1), arg(tb, 2), arg(m, 3), arg(n, 4), arg(k, 5), arg(alpha, 6),
+                      arg(a_list, 12), arg(lda, 7), arg(b_list, 13), arg(ldb, 8), arg(beta, 9), arg(c_list, 14),
+                      arg(ldc, 10), int(group_count), arg(size, 11));
+    auto untouched = [](const GemmOperands& ops) {
+        return std::memcmp(ops.c.data(), ops.c0.data(), ops.c.size() * sizeof(float)) == 0;
+    };
+    if (expected != 0) {
+        if (g_report.calls != 1) fail("reports for an invalid group batch", 1, g_report.calls);
+        if (g_report.info != expected) fail("group batch parameter number", expected, g_report.info);
+        for (const FuzzGroup& g : groups)
+            for (const GemmOperands& ops : g.problems)
+                if (!untouched(ops)) fail("invalid group batch wrote a C", 0, 1);
+        return;
+    }
+    if (g_report.calls != 0) fail("reports for a valid group batch", 0, g_report.calls);
+    for (const FuzzGroup& g : groups) {
+        const Product pr{row, g.tra, g.trb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.alpha, g.beta};
+        for (const GemmOperands& ops : g.problems) {
+            if (ops.c.empty()) continue;
+            if (writes(g)) {
+                check_product(pr, ops.a.empty() ? nullptr : ops.a.data(), ops.b.empty() ? nullptr : ops.b.data(),
+                              ops.c.data(), ops.c0.data());
+                for (size_t i = 0; i < ops.c.size(); ++i)  // the leading dimension's padding
+                    if (int64_t(i) % g.ldc >= g.c_len && std::memcmp(&ops.c[i], &ops.c0[i], sizeof(float)) != 0)
+                        fail("group batch wrote C's padding at", int64_t(i), 0);
+            } else if (!untouched(ops)) {
+                fail("group batch wrote a C that changes nothing", 0, 1);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -560,7 +704,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }();
     (void)once;
     Bytes in(data, size);
-    switch (in.next() % 8) {
+    switch (in.next() % 9) {
         case 0:
             fuzz_gemm(in, Door::native);
             break;
@@ -582,8 +726,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 6:
             fuzz_batch(in, true);
             break;
-        default:
+        case 7:
             fuzz_batch(in, false);
+            break;
+        default:
+            fuzz_group_batch(in);
             break;
     }
     return 0;
