@@ -63,13 +63,14 @@ RIDGE_API void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE tr
 }
 
 RIDGE_API void cblas_sgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* transa_array,
-                       const CBLAS_TRANSPOSE* transb_array, const int* m_array, const int* n_array,
-                       const int* k_array, const float* alpha_array, const float** a_array, const int* lda_array,
-                       const float** b_array, const int* ldb_array, const float* beta_array, float** c_array,
-                       const int* ldc_array, int group_count, const int* group_size) {
-    ridge::cblas_sgemm_batch_impl<Lp64>({layout, transa_array, transb_array, m_array, n_array, k_array, alpha_array,
-                                     a_array, lda_array, b_array, ldb_array, beta_array, c_array, ldc_array,
-                                     group_count, group_size});
+                                 const CBLAS_TRANSPOSE* transb_array, const int* m_array, const int* n_array,
+                                 const int* k_array, const float* alpha_array, const float** a_array,
+                                 const int* lda_array, const float** b_array, const int* ldb_array,
+                                 const float* beta_array, float** c_array, const int* ldc_array, int group_count,
+                                 const int* group_size) {
+    ridge::cblas_sgemm_batch_impl<Lp64>({layout, transa_array, transb_array, m_array, n_array, k_array,
+                                         alpha_array, a_array, lda_array, b_array, ldb_array, beta_array,
+                                         c_array, ldc_array, group_count, group_size});
 }
 
 RIDGE_API void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,

@@ -47,7 +47,6 @@ bool batch_span_fits(int64_t stride, int64_t count, double matrix_elements) {
     return double(stride) * double(std::max<int64_t>(count - 1, 0)) + matrix_elements < 4.6e18;
 }
 
-
 bool valid_cblas_trans(int t) { return t == 111 || t == 112 || t == 113; }
 
 // Rows (the leading dimension's minimum) and columns of A, B and C as the caller stores them.
@@ -79,12 +78,11 @@ void column_major_shape(bool row, bool trans_a, bool trans_b, int64_t m, int64_t
 }  // namespace
 
 StridedBatchCall strided_batch_call(int layout, int trans_a, int trans_b) {
-    auto valid_trans = valid_cblas_trans;
     StridedBatchCall call;
     call.layout_valid = layout == 101 || layout == 102;
     call.row_major = layout == 101;
-    call.trans_a_valid = valid_trans(trans_a), call.trans_a = trans_a != 111;
-    call.trans_b_valid = valid_trans(trans_b), call.trans_b = trans_b != 111;
+    call.trans_a_valid = valid_cblas_trans(trans_a), call.trans_a = trans_a != 111;
+    call.trans_b_valid = valid_cblas_trans(trans_b), call.trans_b = trans_b != 111;
     return call;
 }
 

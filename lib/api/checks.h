@@ -52,7 +52,6 @@ struct StridedBatchCall {
 // 111 none, 112 transpose, 113 conjugate transpose); everything else left to fill in.
 StridedBatchCall strided_batch_call(int layout, int trans_a, int trans_b);
 
-
 // The first bad argument of a batch call: its 1-based position in the
 // signature (layout 1, trans_a 2, trans_b 3, m 4, n 5, k 6, alpha 7, a 8,
 // lda 9, stride_a 10, b 11, ldb 12, stride_b 13, beta 14, c 15, ldc 16,

@@ -168,8 +168,8 @@ struct GroupBatchArrays {
         return g;
     }
 
-    // The first bad argument, or position 0 (and then *problems is the total).
-    BatchCheck check(int64_t* problems) const {
+    // The first bad argument, or position 0.
+    BatchCheck check() const {
         if (layout != CblasRowMajor && layout != CblasColMajor) return {1, "invalid layout"};
         if (group_count < 0) return {15, "group_count < 0"};
         if (group_count > 0) {  // the per-group arrays, in positional order
@@ -188,6 +188,7 @@ struct GroupBatchArrays {
         for (int64_t i = 0; i < group_count; ++i) {
             const GroupCall g = group(i);
             if (const BatchCheck e = check_gemm_group(g); e.position != 0) return e;
+            // (the problems are numbered in int64: no sum of sizes may wrap)
             if (g.size > (int64_t{1} << 62) - total) return {16, "group sizes add up to more than 2^62 problems"};
             total += g.size;
             reads_ab = reads_ab || group_reads_ab(g);
@@ -206,7 +207,6 @@ struct GroupBatchArrays {
             }
             first += g.size;
         }
-        *problems = total;
         return {};
     }
 };
@@ -214,8 +214,7 @@ struct GroupBatchArrays {
 template <typename Abi>
 void cblas_sgemm_batch_impl(const GroupBatchArrays<Abi>& call) {
     const char* routine = "cblas_sgemm_batch";
-    int64_t problems = 0;
-    if (const BatchCheck e = call.check(&problems); e.position != 0) {
+    if (const BatchCheck e = call.check(); e.position != 0) {
         set_cblas_row_major(false);  // positions are the caller's own, never swapped
         Abi::cblas_xerbla(e.position, routine, e.what, 0);
         return;
