@@ -26,6 +26,15 @@ def main(path):
         rows.setdefault(key, {})[lib] = (value, b.get("pct_bound", b.get("pct_peak")))
         if lib not in libs:
             libs.append(lib)
+    # The microkernels alone, panels in L1 (BM_ukr): the ceiling of every GEMM row below.
+    peaks = {"avx512": float(ctx.get("peak_fp32_avx512_gflops_1t", 0)), "avx2": float(ctx.get("peak_fp32_avx2_gflops_1t", 0))}
+    for b in data["benchmarks"]:
+        m = re.match(r"BM_ukr/(\w+)/(\w+)/(\w+?)(/real_time)?$", b["run_name"])
+        if m and b.get("aggregate_name") == "median":
+            gf = b["FLOPS"] / 1e9
+            peak = peaks.get(m.group(2), 0) if m.group(1) == "f32" else 0
+            share = f" ({100 * gf / peak:.0f}% of the {m.group(2)} fp32 peak)" if peak else ""
+            print(f"# microkernel {m.group(1)}/{m.group(2)}/{m.group(3)} in L1: {gf:.1f} GFLOP/s{share}")
     for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas", "lib_blis",
               "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
