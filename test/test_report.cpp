@@ -67,17 +67,42 @@ TEST(Report, BlockedMemoryTrafficMatchesTheSchedule) {
     }
 }
 
-TEST(Report, MemoryTrafficIsTheSameForAnyThreadCount) {
-    // Threads split the packing and C, they never duplicate it: the memory
-    // traffic of the schedule cannot depend on how many threads ran it.
+TEST(Report, MemoryTrafficIsTheSameForAnyThreadCountWhenThreadsShareB) {
+    // C taller than wide: threads share each B panel and split the packing and
+    // C, they never duplicate it: the memory traffic of the schedule cannot
+    // depend on how many threads ran it.
     const ridge::BlockingParams bp = small_blocking();
-    for (const Problem& p : {Problem{300, 250, 150, 0.0f}, Problem{37, 400, 130, 2.0f}}) {
+    for (const Problem& p : {Problem{300, 250, 150, 0.0f}, Problem{400, 37, 130, 2.0f}}) {
         const ridge::Traffic one = run_blocked(p, bp, 1);
         for (int threads : {2, 3}) {
             const ridge::Traffic many = run_blocked(p, bp, threads);
             EXPECT_DOUBLE_EQ(one.memory, many.memory) << threads << " threads";
             // Each group of threads brings the B panel into its own L2: never less than one.
             EXPECT_GE(many.l3_to_l2, one.l3_to_l2);
+        }
+    }
+}
+
+TEST(Report, ThreadsSplittingTheColumnsEachReadAllOfA) {
+    // C at least as wide as tall: each thread runs the five loops on its own
+    // share of the columns (whole NR panels, the first shares one panel more),
+    // as a problem of its own: all of A read once per jc block of each share,
+    // B and C still once.
+    const ridge::BlockingParams bp = small_blocking();
+    for (const Problem& p : {Problem{250, 300, 150, 0.0f}, Problem{37, 400, 130, 2.0f}}) {
+        const ridge::Traffic one = run_blocked(p, bp, 1);
+        for (int threads : {2, 3}) {
+            const int64_t panels = ceil_div(p.n, bp.NR);
+            double expected = 0;
+            for (int t = 0, first = 0; t < threads; ++t) {
+                const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
+                const int64_t columns = std::min(p.n, (first + mine) * bp.NR) - std::min(p.n, first * bp.NR);
+                expected += expected_memory_bytes(Problem{p.m, columns, p.k, p.beta}, bp);
+                first += int(mine);
+            }
+            const ridge::Traffic many = run_blocked(p, bp, threads);
+            EXPECT_DOUBLE_EQ(expected, many.memory) << threads << " threads";
+            EXPECT_GT(many.memory, one.memory) << threads << " threads";  // A again for every share
         }
     }
 }

@@ -294,6 +294,13 @@ TEST(Threads, ShortTeamStillCorrect) {
         SCOPED_TRACE("blocked path");
         expect_same_bits_for_one_two_three_threads(c, ops, plan);
     }
+    {
+        SCOPED_TRACE("blocked path, C wider than tall (a team splits its columns)");
+        Call wide = c;
+        wide.m = 2 * MR + 3, wide.n = 9 * NR + 2;
+        Operands wide_ops(wide, rng);
+        expect_same_bits_for_one_two_three_threads(wide, wide_ops, plan);
+    }
     if (ker->small_f32 == nullptr) return;
     SCOPED_TRACE("small path");  // its team splits the columns of C, each thread packs A
     plan.small_path = true;
