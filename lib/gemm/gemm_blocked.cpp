@@ -94,8 +94,9 @@ void team_barrier(const Schedule& s) {
     }
 }
 
+// One schedule's packing buffers (a team splitting C's columns gives each thread its own).
 struct Buffers {
-    char* packed_b;  // the KC x NC panel of B (nc_max/NR panels), shared by the team
+    char* packed_b;  // the KC x NC panel of B (nc_max/NR panels), shared by the schedule's team
     char* packed_a;  // ic_ways blocks of A (mc/MR panels each), one per group
 };
 
