@@ -94,11 +94,12 @@ TEST(Report, ThreadsSplittingTheColumnsEachReadAllOfA) {
         for (int threads : {2, 3}) {
             const int64_t panels = ceil_div(p.n, bp.NR);
             double expected = 0;
-            for (int t = 0, first = 0; t < threads; ++t) {
+            int64_t first = 0;  // the share's first panel
+            for (int t = 0; t < threads; ++t) {
                 const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
                 const int64_t columns = std::min(p.n, (first + mine) * bp.NR) - std::min(p.n, first * bp.NR);
                 expected += expected_memory_bytes(Problem{p.m, columns, p.k, p.beta}, bp);
-                first += int(mine);
+                first += mine;
             }
             const ridge::Traffic many = run_blocked(p, bp, threads);
             EXPECT_DOUBLE_EQ(expected, many.memory) << threads << " threads";

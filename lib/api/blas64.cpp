@@ -75,8 +75,8 @@ RIDGE_API void cblas_sgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* 
                                     const CBLAS_TRANSPOSE* transb_array, const int64_t* m_array, const int64_t* n_array,
                                     const int64_t* k_array, const float* alpha_array, const float** a_array,
                                     const int64_t* lda_array, const float** b_array, const int64_t* ldb_array,
-                                    const float* beta_array, float** c_array, const int64_t* ldc_array, int64_t group_count,
-                                    const int64_t* group_size) {
+                                    const float* beta_array, float** c_array, const int64_t* ldc_array,
+                                    int64_t group_count, const int64_t* group_size) {
     ridge::cblas_sgemm_batch_impl<Ilp64>({layout, transa_array, transb_array, m_array, n_array, k_array,
                                           alpha_array, a_array, lda_array, b_array, ldb_array, beta_array,
                                           c_array, ldc_array, group_count, group_size});
