@@ -16,7 +16,7 @@ double measured_read_gbps(int64_t bytes) {
     for (int rep = 0; rep < 6; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
         double read = 0;
-        for (int p = 0; p < passes; ++p) read += read_bytes_avx512(buf.data(), int64_t(buf.size()));
+        for (int p = 0; p < passes; ++p) read += read_bytes(buf.data(), int64_t(buf.size()));
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (rep > 0) rates.push_back(read / s * 1e-9);  // rep 0 faults the pages in and warms caches
     }
@@ -25,6 +25,7 @@ double measured_read_gbps(int64_t bytes) {
 }
 
 double measured_fp32_peak_gflops(const std::string& isa) {
+    if (!ridge::cpu_supports(isa == "avx512" ? ridge::Isa::avx512 : ridge::Isa::avx2)) return 0;
     auto run = isa == "avx512" ? fma_flops_avx512 : fma_flops_avx2;
     run(200000);  // warm-up: let the core reach its AVX-512 license and clock
     std::vector<double> rates;

@@ -12,11 +12,17 @@ double fma_flops_avx2(int64_t iterations);
 double dpbf16_flops_avx512bf16(int64_t iterations);
 bool has_avx512_bf16();
 
-// Median GFLOP/s of a few short runs of the given ISA's FMA loop on this thread.
+// Median GFLOP/s of a few short runs of the given ISA's FMA loop on this
+// thread ("avx512" or "avx2"); 0 when the CPU lacks that ISA.
 double measured_fp32_peak_gflops(const std::string& isa);
 
-// Reads `count` floats with zmm loads; returns the bytes read.
+// Reads `count` floats with zmm (ymm) loads; returns the bytes read.
 double read_bytes_avx512(const float* data, int64_t count);
+double read_bytes_avx2(const float* data, int64_t count);
+// The widest of the two this CPU has (bandwidth.cpp); 0 bytes when it has neither.
+double read_bytes(const float* data, int64_t count);
+// "zmm", "ymm" or nullptr: the loads read_bytes uses on this CPU.
+const char* bandwidth_vectors();
 
 // Median read bandwidth (GB/s) of one thread streaming a buffer of `bytes`
 // (the working set decides which level of the memory it measures).

@@ -336,7 +336,7 @@ Sample stream_sample_gbps(const Buffer& buf, int64_t ws, int threads, int64_t pa
         float* mine = base + me * slice;
         double bytes = 0;
         for (int64_t p = 0; p < passes; ++p)
-            bytes += access == Access::read ? read_bytes_avx512(mine, slice) : read_write_bytes_avx512(mine, slice);
+            bytes += access == Access::read ? read_bytes(mine, slice) : read_write_bytes(mine, slice);
         return bytes;
     });
     return {s.value * 1e-9, s.had_cpu};
@@ -623,8 +623,8 @@ int roofline_main(int argc, char** argv) {
     }
     const auto start = Clock::now();
     const ridge::CpuFeatures& cpu = ridge::cpu_features();  // also asks Linux for the AMX tile permission
-    if (!ridge::cpu_supports(ridge::Isa::avx512)) {
-        std::fprintf(stderr, "ridge-bench roofline: the bandwidth kernels need AVX-512, which this CPU lacks\n");
+    if (!bandwidth_vectors()) {
+        std::fprintf(stderr, "ridge-bench roofline: the bandwidth and FMA probes need AVX2 or AVX-512, which this CPU lacks\n");
         return 1;
     }
     // Exactly the thread counts asked for: a dynamic team could hand a sample fewer threads.
@@ -672,13 +672,15 @@ int roofline_main(int argc, char** argv) {
     const double t_machine = seconds_since(start);
 
     // --- compute roofs
+    // The first roof is the machine's widest fp32 FMA (the ridge points and the picture use it).
     std::vector<ComputeRoof> roofs;
-    roofs.push_back(
-        {"fp32 FMA zmm", "avx512", "f32", "vfmadd ps zmm, 24 independent accumulators", ridge::probe_fma_f32__avx512});
+    const bool zmm = ridge::cpu_supports(ridge::Isa::avx512);
+    if (zmm)
+        roofs.push_back({"fp32 FMA zmm", "avx512", "f32", "vfmadd ps zmm, 24 independent accumulators",
+                         ridge::probe_fma_f32__avx512});
+    if (ridge::cpu_supports(ridge::Isa::avx2) && (!zmm || !opt.quick))
+        roofs.push_back({"fp32 FMA ymm", "avx2", "f32", "vfmadd ps ymm, 12 independent accumulators", fma_flops_avx2});
     if (!opt.quick) {
-        if (ridge::cpu_supports(ridge::Isa::avx2))
-            roofs.push_back(
-                {"fp32 FMA ymm", "avx2", "f32", "vfmadd ps ymm, 12 independent accumulators", fma_flops_avx2});
         if (ridge::cpu_supports(ridge::Isa::avx512bf16))
             roofs.push_back({"bf16 vdpbf16ps zmm", "avx512bf16", "bf16",
                              "vdpbf16ps zmm, 24 independent accumulators (64 flops each)",
@@ -756,10 +758,11 @@ int roofline_main(int argc, char** argv) {
     }
     const std::vector<LevelWindow> windows = level_windows();
     Json bandwidth;
+    const std::string vectors = bandwidth_vectors();  // zmm, else ymm (bench/bandwidth.cpp)
     bandwidth["kernels"] = {
-        {"read", "zmm loads into 4 independent sums (bench/read_avx512.cpp); bytes read"},
-        {"read_write",
-         "zmm load, sign flip, store back in place (bench/roofline_rw_avx512.cpp); bytes read + written"}};
+        {"read", vectors + " loads into 4 independent sums (bench/read_avx512.cpp, bandwidth_avx2.cpp); bytes read"},
+        {"read_write", vectors + " load, sign flip, store back in place (bench/roofline_rw_avx512.cpp, "
+                                 "bandwidth_avx2.cpp); bytes read + written"}};
     bandwidth["working_set"] =
         "working_set_bytes is the aggregate: each thread streams its own slice of working_set_bytes / threads "
         "(per_thread_bytes) of one buffer faulted in beforehand; sizes below 256 MiB use the buffer's head, larger "
@@ -889,7 +892,7 @@ int roofline_main(int argc, char** argv) {
         j["footprint_bytes"] = footprint;
         j["read_gbps_at_footprint"] = bw;
         j["bound_gflops"] = bound;
-        j["bound_by"] = intensity * bw < fp32_peak ? "bandwidth" : "fp32 FMA zmm peak";
+        j["bound_by"] = intensity * bw < fp32_peak ? "bandwidth" : roofs.front().name + " peak";
         j["percent_of_bound"] = 100.0 * g.median / bound;
         if (reported[si]) {
             const double realized_bound = std::min(fp32_peak, realized * bw);

@@ -9,9 +9,12 @@ namespace ridge_bench {
 // `ridge-bench roofline [--json FILE] [--svg FILE] [--quick]`; argv[0] is "roofline".
 int roofline_main(int argc, char** argv);
 
-// Reads, modifies and writes back `count` floats with zmm loads and stores;
+// Reads, modifies and writes back `count` floats with zmm (ymm) loads and stores;
 // returns the bytes moved (read + written).
 double read_write_bytes_avx512(float* data, int64_t count);
+double read_write_bytes_avx2(float* data, int64_t count);
+// The widest of the two this CPU has (bandwidth.cpp); 0 bytes when it has neither.
+double read_write_bytes(float* data, int64_t count);
 
 // Runs `iterations` rounds of six independent AMX tdpbf16ps; returns the flops.
 double tdpbf16_flops_amx(int64_t iterations);
