@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "dispatch/cpu_features.h"
 #include "peak.h"
 
 namespace ridge_tune {
@@ -20,8 +19,8 @@ constexpr int64_t MiB = 1024 * KiB;
 // while noise on a shared VM moves single points by 10-20%.
 constexpr double kKneeFraction = 0.75;
 
-// Reads `count` floats without AVX-512 (AVX2 and portable machines): the
-// compiler vectorizes the four independent sums.
+// Reads `count` floats on a CPU with neither AVX-512 nor AVX2 (the bench's
+// zmm and ymm kernels, ridge_bench::read_bytes, serve every other one).
 double read_bytes_portable(const float* data, int64_t count) {
     float s[4] = {0, 0, 0, 0};
     int64_t i = 0;
@@ -34,10 +33,10 @@ double read_bytes_portable(const float* data, int64_t count) {
 
 // Median GB/s of reading the first `bytes` of `buf` repeatedly: every sample
 // reads at least 32 MiB, so small sizes are timed over many passes.
-double read_gbps(const float* buf, int64_t bytes, bool avx512) {
+double read_gbps(const float* buf, int64_t bytes, bool vector_kernel) {
     const int64_t count = bytes / int64_t(sizeof(float));
     const int passes = int(std::max<int64_t>(1, 32 * MiB / bytes));
-    auto read = avx512 ? ridge_bench::read_bytes_avx512 : read_bytes_portable;
+    auto read = vector_kernel ? ridge_bench::read_bytes : read_bytes_portable;
     std::vector<double> rates;
     for (int rep = 0; rep < 6; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -51,14 +50,14 @@ double read_gbps(const float* buf, int64_t bytes, bool avx512) {
 }
 
 std::vector<BandwidthPoint> run_sweep(int64_t max_bytes) {
-    const bool avx512 = ridge::cpu_supports(ridge::Isa::avx512);
+    const bool vector_kernel = ridge_bench::bandwidth_vectors() != nullptr;  // zmm, else ymm
     float* buf = static_cast<float*>(std::aligned_alloc(64, size_t(max_bytes)));
     std::vector<BandwidthPoint> sweep;
     if (buf == nullptr) return sweep;
     std::memset(buf, 0, size_t(max_bytes));  // fault every page in once, outside the timings
     for (double b = 16.0 * KiB; b <= double(max_bytes) * 1.001; b *= std::sqrt(2.0)) {
         const int64_t bytes = int64_t(b) / 256 * 256;  // whole 4-zmm steps
-        sweep.push_back({bytes, read_gbps(buf, bytes, avx512)});
+        sweep.push_back({bytes, read_gbps(buf, bytes, vector_kernel)});
     }
     std::free(buf);
     return sweep;
