@@ -24,8 +24,9 @@ def peak_scale(data, ctx):
     of a shared machine can slow down by 10% or more minutes later. BM_peak
     runs among the shapes (random interleaving), so its median saw the same
     host as the rows: percent of that is what the rows can be held to."""
-    # ridge ran AVX2 when forced to, or when the CPU has no AVX-512 (its zmm peak is 0).
-    no_zmm = not float(ctx.get("peak_fp32_avx512_gflops_1t", 0))
+    # ridge ran AVX2 when forced to, or when the CPU has no AVX-512 (its zmm peak
+    # recorded as 0; a run from before that key existed had AVX-512).
+    no_zmm = "peak_fp32_avx512_gflops_1t" in ctx and not float(ctx["peak_fp32_avx512_gflops_1t"])
     isa = "avx2" if ctx.get("env_RIDGE_ISA") == "avx2" or no_zmm else "avx512"
     startup = float(ctx.get(f"peak_fp32_{isa}_gflops_1t", 0))
     interleaved = interleaved_peak(data, isa)

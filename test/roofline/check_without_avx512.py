@@ -4,7 +4,7 @@ AVX-512 (and executing an AVX-512 instruction under it is an illegal
 instruction), so running ridge-bench under it shows that every probe and
 kernel the bench runs is chosen by what the CPU has.
 
-usage: check_without_avx512.py VALGRIND RIDGE_BENCH WORKDIR"""
+usage: check_without_avx512.py VALGRIND RIDGE_BENCH WORKDIR SUMMARIZE_PY"""
 import json
 import math
 import os
@@ -20,7 +20,7 @@ def run(cmd):
     return r
 
 
-def main(valgrind, bench, work):
+def main(valgrind, bench, work, summarize):
     os.makedirs(work, exist_ok=True)
     vg = [valgrind, "--tool=none", "--quiet"]
 
@@ -30,7 +30,7 @@ def main(valgrind, bench, work):
         f.write("64 64 64\n")
     out = os.path.join(work, "bench.json")
     run(vg + [bench, "--shapes", shapes, "--libs", "ridge", "--benchmark_filter=BM_peak|BM_ukr|BM_gemm",
-              "--benchmark_min_time=0.01", "--benchmark_repetitions=1", "--benchmark_out=" + out,
+              "--benchmark_min_time=0.01", "--benchmark_repetitions=2", "--benchmark_out=" + out,
               "--benchmark_out_format=json"])
     data = json.load(open(out))
     ctx = data["context"]
@@ -50,6 +50,11 @@ def main(valgrind, bench, work):
         if float(ctx[key]) <= 0:
             sys.exit(f"FAIL: {key} = {ctx[key]}: no read bandwidth without AVX-512")
 
+    # The summary holds ridge's rows to the ymm peak.
+    table = run([sys.executable, summarize, out]).stdout
+    if "ridge % of the avx2 fp32 FMA peak" not in table:
+        sys.exit(f"FAIL: the summary does not hold ridge to the AVX2 peak:\n{table}")
+
     # The roofline: the ymm FMA roof first, ymm bandwidth kernels.
     roof = os.path.join(work, "roofline.json")
     run(vg + [bench, "roofline", "--quick", "--json", roof, "--svg", os.path.join(work, "roofline.svg")])
@@ -64,6 +69,6 @@ def main(valgrind, bench, work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
     main(*sys.argv[1:])
