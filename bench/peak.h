@@ -19,9 +19,9 @@ double measured_fp32_peak_gflops(const std::string& isa);
 // Reads `count` floats with zmm (ymm) loads; returns the bytes read.
 double read_bytes_avx512(const float* data, int64_t count);
 double read_bytes_avx2(const float* data, int64_t count);
-// The widest of the two this CPU has (bandwidth.cpp); 0 bytes when it has neither.
+// The widest of the two this CPU has, else a portable loop (bandwidth.cpp).
 double read_bytes(const float* data, int64_t count);
-// "zmm", "ymm" or nullptr: the loads read_bytes uses on this CPU.
+// "zmm", "ymm" or "portable": the loads read_bytes uses on this CPU.
 const char* bandwidth_vectors();
 
 // Median read bandwidth (GB/s) of one thread streaming a buffer of `bytes`

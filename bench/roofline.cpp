@@ -623,8 +623,8 @@ int roofline_main(int argc, char** argv) {
     }
     const auto start = Clock::now();
     const ridge::CpuFeatures& cpu = ridge::cpu_features();  // also asks Linux for the AMX tile permission
-    if (!bandwidth_vectors()) {
-        std::fprintf(stderr, "ridge-bench roofline: the bandwidth and FMA probes need AVX2 or AVX-512, which this CPU lacks\n");
+    if (!ridge::cpu_supports(ridge::Isa::avx2) && !ridge::cpu_supports(ridge::Isa::avx512)) {
+        std::fprintf(stderr, "ridge-bench roofline: the FMA roofs need AVX2 or AVX-512, which this CPU lacks\n");
         return 1;
     }
     // Exactly the thread counts asked for: a dynamic team could hand a sample fewer threads.

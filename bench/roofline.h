@@ -13,7 +13,7 @@ int roofline_main(int argc, char** argv);
 // returns the bytes moved (read + written).
 double read_write_bytes_avx512(float* data, int64_t count);
 double read_write_bytes_avx2(float* data, int64_t count);
-// The widest of the two this CPU has (bandwidth.cpp); 0 bytes when it has neither.
+// The widest of the two this CPU has, else a portable loop (bandwidth.cpp).
 double read_write_bytes(float* data, int64_t count);
 
 // Runs `iterations` rounds of six independent AMX tdpbf16ps; returns the flops.

@@ -19,29 +19,16 @@ constexpr int64_t MiB = 1024 * KiB;
 // while noise on a shared VM moves single points by 10-20%.
 constexpr double kKneeFraction = 0.75;
 
-// Reads `count` floats on a CPU with neither AVX-512 nor AVX2 (the bench's
-// zmm and ymm kernels, ridge_bench::read_bytes, serve every other one).
-double read_bytes_portable(const float* data, int64_t count) {
-    float s[4] = {0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 4 <= count; i += 4)
-        for (int j = 0; j < 4; ++j) s[j] += data[i + j];
-    volatile float sink = s[0] + s[1] + s[2] + s[3];
-    (void)sink;
-    return double(i) * sizeof(float);
-}
-
 // Median GB/s of reading the first `bytes` of `buf` repeatedly: every sample
 // reads at least 32 MiB, so small sizes are timed over many passes.
-double read_gbps(const float* buf, int64_t bytes, bool vector_kernel) {
+double read_gbps(const float* buf, int64_t bytes) {
     const int64_t count = bytes / int64_t(sizeof(float));
     const int passes = int(std::max<int64_t>(1, 32 * MiB / bytes));
-    auto read = vector_kernel ? ridge_bench::read_bytes : read_bytes_portable;
     std::vector<double> rates;
     for (int rep = 0; rep < 6; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
         double moved = 0;
-        for (int p = 0; p < passes; ++p) moved += read(buf, count);
+        for (int p = 0; p < passes; ++p) moved += ridge_bench::read_bytes(buf, count);  // zmm, else ymm, else portable
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (rep > 0) rates.push_back(moved / s * 1e-9);  // rep 0 warms the caches
     }
@@ -50,14 +37,13 @@ double read_gbps(const float* buf, int64_t bytes, bool vector_kernel) {
 }
 
 std::vector<BandwidthPoint> run_sweep(int64_t max_bytes) {
-    const bool vector_kernel = ridge_bench::bandwidth_vectors() != nullptr;  // zmm, else ymm
     float* buf = static_cast<float*>(std::aligned_alloc(64, size_t(max_bytes)));
     std::vector<BandwidthPoint> sweep;
     if (buf == nullptr) return sweep;
     std::memset(buf, 0, size_t(max_bytes));  // fault every page in once, outside the timings
     for (double b = 16.0 * KiB; b <= double(max_bytes) * 1.001; b *= std::sqrt(2.0)) {
         const int64_t bytes = int64_t(b) / 256 * 256;  // whole 4-zmm steps
-        sweep.push_back({bytes, read_gbps(buf, bytes, vector_kernel)});
+        sweep.push_back({bytes, read_gbps(buf, bytes)});
     }
     std::free(buf);
     return sweep;
