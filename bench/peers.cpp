@@ -2,6 +2,13 @@
 
 #include <dlfcn.h>
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "dispatch/cpu_features.h"
 
 #include "ridge/ridge.h"
 
@@ -168,6 +175,65 @@ private:
     DnnlGemm sgemm_;
     DnnlGemm bf16_;
 };
+
+// OpenBLAS's cores by the widest instructions their sgemm uses: 3 AVX-512 with BF16,
+// 2 AVX-512, 1 AVX2 + FMA; 0 for anything older (Prescott is its generic fallback).
+int openblas_core_tier(const std::string& core) {
+    if (core == "Cooperlake" || core == "SapphireRapids") return 3;
+    if (core == "SkylakeX") return 2;
+    if (core == "Haswell" || core == "Zen") return 1;
+    return 0;
+}
+
+// The best OpenBLAS core this CPU can run (OpenBLAS 0.3.21's names), "" below AVX2.
+const char* best_openblas_core_for_this_cpu() {
+    if (ridge::cpu_supports(ridge::Isa::avx512bf16)) return "Cooperlake";
+    if (ridge::cpu_supports(ridge::Isa::avx512)) return "SkylakeX";
+    if (ridge::cpu_supports(ridge::Isa::avx2)) return "Haswell";
+    return "";
+}
+
+// The core OpenBLAS picks by itself, read in a child process: OpenBLAS chooses
+// once, when it loads, so the parent must not load it before deciding.
+std::string openblas_own_core() {
+    int fds[2];
+    if (pipe(fds) != 0) return "";
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        const char* name = "";
+        if (void* h = open_library("libopenblas.so.0"))
+            if (auto corename = symbol<const char* (*)()>(h, "openblas_get_corename")) name = corename();
+        ssize_t ignored = write(fds[1], name, std::strlen(name));
+        (void)ignored;
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string core;
+    char buf[64];
+    for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) core.append(buf, size_t(got));
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    return core;
+}
+
+}  // namespace
+
+std::string choose_openblas_core() {
+    if (std::getenv("OPENBLAS_CORETYPE")) return "";  // the caller chose: keep it
+    const std::string own = openblas_own_core();
+    const char* best = best_openblas_core_for_this_cpu();
+    if (own.empty() || openblas_core_tier(own) >= openblas_core_tier(best)) return "";
+    setenv("OPENBLAS_CORETYPE", best, 1);
+    return own;
+}
+
+namespace {
 
 std::vector<GemmLibrary*> load_all() {
     std::vector<GemmLibrary*> libs{new Ridge()};

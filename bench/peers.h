@@ -31,6 +31,14 @@ public:
                       int64_t lda, const void* x, float beta, float* y) = 0;
 };
 
+// OpenBLAS at its best. Called before any peer loads, with OPENBLAS_CORETYPE
+// unset: OpenBLAS picks its kernels from the CPU model, and a model newer than
+// the build gets its generic Prescott kernels (Debian's 0.3.21 on family 6
+// model 207, an Emerald Rapids Xeon: 33 instead of ~170 GFLOP/s). Then this sets
+// OPENBLAS_CORETYPE to the best core the CPU can run and returns OpenBLAS's own
+// pick; otherwise it changes nothing and returns "".
+std::string choose_openblas_core();
+
 // ridge first, then every peer that is installed (OpenBLAS, BLIS, oneDNN).
 std::vector<GemmLibrary*> gemm_libraries();
 

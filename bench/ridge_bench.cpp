@@ -317,6 +317,17 @@ int main(int argc, char** argv) {
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/skinny.txt");
     }
 
+    // The environment as the caller set it, before ridge-bench adjusts OpenBLAS's core.
+    for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "RIDGE_ISA", "RIDGE_PROFILE"}) {
+        const char* val = std::getenv(v);
+        benchmark::AddCustomContext(std::string("env_") + v, val ? val : "(unset)");
+    }
+    if (wanted("openblas", libs)) {
+        const std::string own = choose_openblas_core();
+        if (!own.empty())
+            benchmark::AddCustomContext("openblas_own_pick", own + " (ridge-bench forced " +
+                                                                 std::getenv("OPENBLAS_CORETYPE") + ")");
+    }
     const double peak512 = measured_fp32_peak_gflops("avx512");
     benchmark::AddCustomContext("read_gbps_1t_256MiB", std::to_string(read_gbps_at(256 << 20)));
     benchmark::AddCustomContext("read_gbps_1t_64MiB", std::to_string(read_gbps_at(64 << 20)));
@@ -327,10 +338,6 @@ int main(int argc, char** argv) {
     const double machine_peak = peak512 > 0 ? peak512 : peak256;
     const char* isa = std::getenv("RIDGE_ISA");
     const double ridge_peak = (isa && std::string(isa) == "avx2") ? peak256 : machine_peak;
-    for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "RIDGE_ISA", "RIDGE_PROFILE"}) {
-        const char* val = std::getenv(v);
-        benchmark::AddCustomContext(std::string("env_") + v, val ? val : "(unset)");
-    }
 
     // Only the probes this CPU can run: an absent ISA is an illegal instruction, not a slow one.
     if (peak512 > 0) benchmark::RegisterBenchmark("BM_peak/fma/avx512/f32", bm_peak, std::string("avx512"))->UseRealTime();

@@ -76,7 +76,7 @@ def main(path):
             peak = peaks.get(m.group(2), 0) if m.group(1) == "f32" else 0
             share = f" ({100 * gf / peak:.0f}% of the {m.group(2)} fp32 peak)" if peak else ""
             print(f"# microkernel {m.group(1)}/{m.group(2)}/{m.group(3)} in L1: {gf:.1f} GFLOP/s{share}")
-    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas", "lib_blis",
+    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas", "openblas_own_pick", "lib_blis",
               "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")
