@@ -52,7 +52,30 @@ struct Schedule {
     int64_t mc = 0;   // rows per block of A (a multiple of MR, at most MC)
     int64_t blocks_per_group = 0;
     int64_t kc_max = 0, nc_max = 0;
+    bool b_per_micro_panel = false;  // see packs_b_per_micro_panel
 };
+
+// Whether each KC x NR micro-panel of B is packed just before its ir loop, into
+// one micro-panel buffer that stays in L1, rather than the whole KC x NC panel
+// up front. The whole panel (1 MiB at 1024^3) goes to a buffer that no longer
+// fits L2 beside the block of A, so every store of the packing fetches its line
+// from L3 first and writes it back later; one micro-panel buffer is written
+// where it is read, in L1. Only when nothing reads the panel again (one thread,
+// one block of A per KC step: m <= MC) and op(B) is not transposed, so that a
+// micro-panel is NR columns of B, each a sequential run of kc elements.
+// Transposed, it is kc short runs a row of B apart (a page each for large
+// ldb), which no prefetcher follows; the whole panel, packed chunk by chunk
+// across all micro-panels, reads each row of B sequentially (pack.cpp).
+// Measured on one thread, one process alternating both (medians of 20 paired
+// ratios, C bit for bit the same): 1024^3 1.016-1.028, TN 1.019, fp16 inputs
+// 1.015, 768^3 1.024, 2 threads at 1024^3 (each its own columns) 1.010; NT
+// 0.960 and TT 0.968, hence not for op(B) transposed. Packing into the whole
+// panel lazily, micro-panel by micro-panel, gained nothing (1.003): the gain is
+// the buffer in L1. Prefetching the next micro-panel's source during the ir
+// loop gained nothing either.
+bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b) {
+    return threads == 1 && blocks_per_group == 1 && !trans_b;
+}
 
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
 // eighth. NC itself would leave a thin last block (2048 = 2040 + 8 columns at
@@ -82,6 +105,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmKernel& ker, const BlockingP
     const int64_t kc_block = std::max<int64_t>(ker.k_group, bp.KC / ker.k_group * ker.k_group);
     s.kc_max = std::min(kc_block, g.k);
     s.nc_max = nc_block(g.n, bp);
+    s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
     return s;
 }
 
@@ -96,13 +120,15 @@ void team_barrier(const Schedule& s) {
 
 // One schedule's packing buffers (a team splitting C's columns gives each thread its own).
 struct Buffers {
-    char* packed_b;  // the KC x NC panel of B (nc_max/NR panels), shared by the schedule's team
+    char* packed_b;  // the KC x NC panel of B (nc_max/NR panels) shared by the schedule's team,
+                     // or one micro-panel (Schedule::b_per_micro_panel)
     char* packed_a;  // ic_ways blocks of A (mc/MR panels each), one per group
 };
 
 // Bytes of the packed B panel and of one packed A block for schedule s.
 int64_t packed_b_bytes(const Schedule& s, const GemmKernel& ker) {
-    return (s.nc_max / ker.NR) * panel_bytes(ker.NR, s.kc_max, ker.packed_bytes);
+    const int64_t panels = s.b_per_micro_panel ? 1 : s.nc_max / ker.NR;
+    return panels * panel_bytes(ker.NR, s.kc_max, ker.packed_bytes);
 }
 int64_t packed_a_bytes(const Schedule& s, const GemmKernel& ker) {
     return (s.mc / ker.MR) * panel_bytes(ker.MR, s.kc_max, ker.packed_bytes);
@@ -127,16 +153,23 @@ void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const void* a, co
     for (int64_t j = 0; j < nr; ++j) std::memcpy(c + j * ldc, tile + j * ker.MR, mr * sizeof(float));
 }
 
-// Loops jr and ir over one packed block of A (mc x kc) and one packed panel of B (kc x nc).
+// Loops jr and ir over one packed block of A (mc x kc) and the kc x nc panel of
+// B: packed in full at packed_b, or, given b_source (op(B) at the panel's
+// corner; Schedule::b_per_micro_panel), packed into packed_b one micro-panel at
+// a time, just before its ir loop.
 void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, float alpha,
-                  const char* packed_a, const char* packed_b, float beta, float* c, int64_t ldc,
-                  Range jr_panels, bool stream_c) {
+                  const char* packed_a, char* packed_b, float beta, float* c, int64_t ldc,
+                  Range jr_panels, bool stream_c, const MatrixView* b_source) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const int64_t a_stride = panel_bytes(MR, kc, ker.packed_bytes);
     const int64_t b_stride = panel_bytes(NR, kc, ker.packed_bytes);
     for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
         const int64_t nr = std::min(NR, nc - jp * NR);
         const char* b = packed_b + jp * b_stride;
+        if (b_source != nullptr) {
+            pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, *b_source, kc, nc, NR, jp, packed_b);
+            b = packed_b;
+        }
         for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
             const int64_t mr = std::min(MR, mc - i0);
             const char* a = packed_a + (i0 / MR) * a_stride;
@@ -173,9 +206,11 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             const int64_t kc = std::min(s.kc_max, g.k - pc);
             const float beta = pc == 0 ? g.beta : 1.0f;
 
+            const MatrixView b_panel = offset(B, pc, jc);
             const Range my_b = share(b_panels, s.threads, tid);
-            pack_b_panels(ker.pack_panel_b, ker.packed_bytes, ker.k_group, offset(B, pc, jc), kc, nc, NR,
-                          my_b.first, my_b.last, buf.packed_b);
+            if (!s.b_per_micro_panel)
+                pack_b_panels(ker.pack_panel_b, ker.packed_bytes, ker.k_group, b_panel, kc, nc, NR, my_b.first,
+                              my_b.last, buf.packed_b);
             if (traffic)  // this thread's share of B, read from memory by packing
                 traffic->memory += in_bytes * kc * (std::min(nc, my_b.last * NR) - std::min(nc, my_b.first * NR));
             team_barrier(s);
@@ -190,14 +225,15 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);
                 if (mc > 0)
-                    macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta,
-                                 g.c + ic + jc * g.ldc, g.ldc, my_jr, stream_c);
+                    macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta, g.c + ic + jc * g.ldc,
+                                 g.ldc, my_jr, stream_c, s.b_per_micro_panel ? &b_panel : nullptr);
                 if (traffic && mc > 0) {
                     const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
                     const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
                     traffic->memory += in_bytes * kc * a_rows;                     // A, packed from memory
                     traffic->memory += 4.0 * mc * cols * (beta != 0.0f ? 2 : 1);   // C written (and read)
-                    traffic->l3_to_l2 += packed_bytes * kc * cols;                 // B panel into L2
+                    // the B panel into L2; per micro-panel, op(B) itself, packed on its way to L1
+                    traffic->l3_to_l2 += (s.b_per_micro_panel ? in_bytes : packed_bytes) * kc * cols;
                     traffic->l2_to_l1 += packed_bytes * kc * (double(my_jr.last - my_jr.first) * mc + cols);
                 }
                 if (s.jr_ways > 1) team_barrier(s);

@@ -24,9 +24,11 @@ constexpr int64_t kChunk = 16;
 char* at(void* base, int64_t bytes) { return static_cast<char*>(base) + bytes; }
 
 // Panels [first, last) of `width` rows of X (rows_total of them, kc deep),
-// X(i, p) read through view x at (row0 + i, p) of op(X) for A, or transposed for B.
+// X(i, p) read through view x at (row0 + i, p) of op(X) for A, or transposed for B;
+// panel q lands at dst + (q - dst_panel) * (its stride).
 void pack_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView x, bool panel_rows_are_x_rows,
-                 int64_t rows_total, int64_t kc, int64_t width, int64_t first, int64_t last, void* dst) {
+                 int64_t rows_total, int64_t kc, int64_t width, int64_t first, int64_t last, void* dst,
+                 int64_t dst_panel) {
     const int64_t stride = panel_bytes(width, kc, packed_bytes);
     // A panel's rows are rows of op(A) (contiguous k steps when A is not transposed);
     // a B panel's rows are columns of op(B) (contiguous k steps when B is transposed).
@@ -39,7 +41,7 @@ void pack_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixVi
             const MatrixView p = panel_rows_are_x_rows ? offset(x, row, p0) : offset(x, p0, row);
             // p0 is a multiple of every kernel's k group, so a chunk starts a whole packed row.
             pack(p.data, p.ld, rows_contiguous, std::min(width, rows_total - row), steps, width,
-                 at(dst, panel * stride + p0 * width * packed_bytes));
+                 at(dst, (panel - dst_panel) * stride + p0 * width * packed_bytes));
         }
     }
 }
@@ -53,12 +55,17 @@ MatrixView offset(MatrixView x, int64_t row, int64_t col) {
 
 void pack_a_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView a, int64_t mc, int64_t kc,
                    int64_t MR, int64_t first_panel, int64_t last_panel, void* dst) {
-    pack_panels(pack, packed_bytes, k_group, a, true, mc, kc, MR, first_panel, last_panel, dst);
+    pack_panels(pack, packed_bytes, k_group, a, true, mc, kc, MR, first_panel, last_panel, dst, 0);
 }
 
 void pack_b_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
                    int64_t NR, int64_t first_panel, int64_t last_panel, void* dst) {
-    pack_panels(pack, packed_bytes, k_group, b, false, nc, kc, NR, first_panel, last_panel, dst);
+    pack_panels(pack, packed_bytes, k_group, b, false, nc, kc, NR, first_panel, last_panel, dst, 0);
+}
+
+void pack_b_panel(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
+                  int64_t NR, int64_t panel, void* dst) {
+    pack_panels(pack, packed_bytes, k_group, b, false, nc, kc, NR, panel, panel + 1, dst, panel);
 }
 
 }  // namespace ridge

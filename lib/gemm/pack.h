@@ -43,4 +43,8 @@ void pack_a_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, Matrix
 void pack_b_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
                    int64_t NR, int64_t first_panel, int64_t last_panel, void* dst);
 
+// Packs NR-column panel `panel` of op(B)[0:kc, 0:nc] alone, at dst.
+void pack_b_panel(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
+                  int64_t NR, int64_t panel, void* dst);
+
 }  // namespace ridge
