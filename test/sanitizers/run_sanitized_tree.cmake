@@ -9,7 +9,7 @@
 #   SOURCE_DIR, BINARY_DIR        the project, and the tree to build
 #   C_COMPILER, CXX_COMPILER      compilers for the tree
 #   FLAGS                         compile and link flags (a ;-list)
-#   JOBS                          parallel build jobs
+#   JOBS                          parallel jobs, for the build and for its ctest
 #   TARGETS                       targets to build (empty: all)
 #   EXTRA_CACHE                   more -D settings for the tree (a ;-list, optional)
 #   then either CTEST_ARGS        arguments for ctest in the tree
@@ -59,7 +59,7 @@ run("build ${BINARY_DIR}" ${CMAKE_COMMAND} --build "${BINARY_DIR}" -j ${JOBS} ${
 
 if(DEFINED CTEST_ARGS)
   run("ctest in ${BINARY_DIR}"
-    ${CMAKE_COMMAND} -E env ${ENV} ${CMAKE_CTEST_COMMAND} --test-dir "${BINARY_DIR}" --output-on-failure ${CTEST_ARGS})
+    ${CMAKE_COMMAND} -E env ${ENV} ${CMAKE_CTEST_COMMAND} --test-dir "${BINARY_DIR}" --output-on-failure -j ${JOBS} ${CTEST_ARGS})
 elseif(DEFINED RUN)
   list(GET RUN 0 program)
   list(REMOVE_AT RUN 0)
