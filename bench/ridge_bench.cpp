@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "paired.h"
 #include "peak.h"
 #include "peers.h"
 #include "roofline.h"
@@ -295,6 +296,8 @@ int main(int argc, char** argv) {
     using namespace ridge_bench;
     // Subcommand: `ridge-bench roofline ...` measures the machine instead of the libraries.
     if (argc > 1 && std::string(argv[1]) == "roofline") return roofline_main(argc - 1, argv + 1);
+    // `ridge-bench paired M N K ...`: ridge against each peer call by call (paired.cpp).
+    if (argc > 1 && std::string(argv[1]) == "paired") return paired_main(argc - 1, argv + 1);
     std::vector<std::string> shape_files;
     std::string libs;
     // Defaults that make a noisy machine readable; any flag given later overrides them.

@@ -1,0 +1,118 @@
+// `ridge-bench paired M N K [TRANS [THREADS [ROUNDS]]]`
+//
+// One sgemm shape, ridge and every installed peer on the same matrices, in
+// rounds: each round times every library once (enough calls for ~50 ms each),
+// one after another, and takes ridge's rate over each peer's. The medians of
+// those per-round ratios are what the tool reports: on a shared VM whose speed
+// drifts by 5-10% over minutes, the two rates of a round saw the same host,
+// where two separate benchmark runs did not. The first round warms up and is
+// not counted. OpenBLAS at its best, as in the main run (choose_openblas_core).
+#include "paired.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "peers.h"
+
+namespace ridge_bench {
+namespace {
+
+struct PairedShape {
+    int64_t m = 0, n = 0, k = 0;
+    bool ta = false, tb = false;
+    int threads = 1, rounds = 21;
+};
+
+bool parse(int argc, char** argv, PairedShape* s) {
+    if (argc < 4) return false;
+    s->m = std::atoll(argv[1]);
+    s->n = std::atoll(argv[2]);
+    s->k = std::atoll(argv[3]);
+    if (argc > 4) {
+        const std::string t = argv[4];
+        if (t.size() != 2 || (t[0] != 'N' && t[0] != 'T') || (t[1] != 'N' && t[1] != 'T')) return false;
+        s->ta = t[0] == 'T';
+        s->tb = t[1] == 'T';
+    }
+    if (argc > 5) s->threads = std::atoi(argv[5]);
+    if (argc > 6) s->rounds = std::atoi(argv[6]);
+    return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
+}
+
+// A 64-byte aligned matrix of small values (no overflow, no denormals).
+std::vector<float> values(int64_t count, int seed) {
+    std::vector<float> v(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) v[size_t(i)] = float((i * 7 + seed) % 13 - 6) * 0.125f;
+    return v;
+}
+float* aligned_copy(const std::vector<float>& v) {
+    auto* p = static_cast<float*>(std::aligned_alloc(64, (v.size() * sizeof(float) + 63) / 64 * 64));
+    std::copy(v.begin(), v.end(), p);
+    return p;
+}
+
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int paired_main(int argc, char** argv) {
+    PairedShape s;
+    if (!parse(argc, argv, &s)) {
+        std::fprintf(stderr, "usage: ridge-bench paired M N K [NN|NT|TN|TT [THREADS [ROUNDS]]]\n");
+        return 2;
+    }
+    const std::string own_openblas_core = choose_openblas_core();  // before any peer loads
+    const std::vector<GemmLibrary*> libs = gemm_libraries();
+    const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k;
+    float* a = aligned_copy(values(s.m * s.k, 1));
+    float* b = aligned_copy(values(s.k * s.n, 2));
+    float* c = aligned_copy(values(s.m * s.n, 3));
+    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+
+    auto rate = [&](GemmLibrary* lib, int calls) {
+        lib->set_threads(s.threads);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i)
+            lib->gemm(InputType::f32, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, s.m);
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return flops * calls / sec * 1e-9;
+    };
+    // Calls per timing: ~50 ms at ridge's rate in a first trial.
+    const double trial = rate(libs[0], 1);
+    const int calls = std::max(1, int(0.05 * trial * 1e9 / flops));
+
+    std::vector<std::vector<double>> rates(libs.size());
+    std::vector<std::vector<double>> ratios(libs.size());
+    for (int round = 0; round < s.rounds; ++round) {
+        std::vector<double> now(libs.size());
+        for (size_t l = 0; l < libs.size(); ++l) now[l] = rate(libs[l], calls);
+        if (round == 0) continue;  // warm-up
+        for (size_t l = 0; l < libs.size(); ++l) {
+            rates[l].push_back(now[l]);
+            ratios[l].push_back(now[0] / now[l]);
+        }
+    }
+    std::printf("sgemm %lldx%lldx%lld %c%c, %d thread(s), %d rounds of %d call(s) per library\n",
+                (long long)s.m, (long long)s.n, (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N',
+                s.threads, s.rounds - 1, calls);
+    if (!own_openblas_core.empty())
+        std::printf("openblas: picked %s by itself; forced %s\n", own_openblas_core.c_str(),
+                    std::getenv("OPENBLAS_CORETYPE"));
+    std::printf("%-10s %14s %22s\n", "library", "GFLOP/s median", "ridge / it, median");
+    for (size_t l = 0; l < libs.size(); ++l)
+        std::printf("%-10s %14.1f %22.3f\n", libs[l]->name().c_str(), median(rates[l]), median(ratios[l]));
+    std::free(a);
+    std::free(b);
+    std::free(c);
+    return 0;
+}
+
+}  // namespace ridge_bench
