@@ -44,15 +44,16 @@ bool parse(int argc, char** argv, PairedShape* s) {
     return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
 }
 
-// A 64-byte aligned matrix of small values (no overflow, no denormals).
+// Small values, exact in fp32 (no overflow, no denormals), different per operand.
 std::vector<float> values(int64_t count, int seed) {
     std::vector<float> v(static_cast<size_t>(count));
     for (int64_t i = 0; i < count; ++i) v[size_t(i)] = float((i * 7 + seed) % 13 - 6) * 0.125f;
     return v;
 }
+// A 64-byte aligned copy (as ridge-bench's matrices), or null when out of memory.
 float* aligned_copy(const std::vector<float>& v) {
     auto* p = static_cast<float*>(std::aligned_alloc(64, (v.size() * sizeof(float) + 63) / 64 * 64));
-    std::copy(v.begin(), v.end(), p);
+    if (p != nullptr) std::copy(v.begin(), v.end(), p);
     return p;
 }
 
@@ -75,6 +76,10 @@ int paired_main(int argc, char** argv) {
     float* a = aligned_copy(values(s.m * s.k, 1));
     float* b = aligned_copy(values(s.k * s.n, 2));
     float* c = aligned_copy(values(s.m * s.n, 3));
+    if (a == nullptr || b == nullptr || c == nullptr) {
+        std::fprintf(stderr, "ridge-bench paired: out of memory for the matrices\n");
+        return 1;
+    }
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
 
     auto rate = [&](GemmLibrary* lib, int calls) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""`ridge-bench paired`: runs, reports every library it loaded, and its ratios are ridge's rate over
-each library's (ridge's own exactly 1); a malformed shape is a usage error (exit 2), not a run.
+"""`ridge-bench paired`: runs, reports ridge and each peer with a positive rate, and its ratios are
+ridge's rate over each library's (ridge's own exactly 1); a malformed shape is a usage error (exit 2),
+not a run.
 
 usage: check_paired.py RIDGE_BENCH
 """
