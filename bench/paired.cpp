@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_matrices.h"
 #include "peers.h"
 
 namespace ridge_bench {
@@ -44,19 +45,6 @@ bool parse(int argc, char** argv, PairedShape* s) {
     return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
 }
 
-// Small values, exact in fp32 (no overflow, no denormals), different per operand.
-std::vector<float> values(int64_t count, int seed) {
-    std::vector<float> v(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) v[size_t(i)] = float((i * 7 + seed) % 13 - 6) * 0.125f;
-    return v;
-}
-// A 64-byte aligned copy (as ridge-bench's matrices), or null when out of memory.
-float* aligned_copy(const std::vector<float>& v) {
-    auto* p = static_cast<float*>(std::aligned_alloc(64, (v.size() * sizeof(float) + 63) / 64 * 64));
-    if (p != nullptr) std::copy(v.begin(), v.end(), p);
-    return p;
-}
-
 double median(std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
@@ -73,20 +61,15 @@ int paired_main(int argc, char** argv) {
     const std::string own_openblas_core = choose_openblas_core();  // before any peer loads
     const std::vector<GemmLibrary*> libs = gemm_libraries();
     const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k;
-    float* a = aligned_copy(values(s.m * s.k, 1));
-    float* b = aligned_copy(values(s.k * s.n, 2));
-    float* c = aligned_copy(values(s.m * s.n, 3));
-    if (a == nullptr || b == nullptr || c == nullptr) {
-        std::fprintf(stderr, "ridge-bench paired: out of memory for the matrices\n");
-        return 1;
-    }
+    const AlignedVector<float> a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
+    AlignedVector<float> c = random_vector(s.m * s.n, 3);
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
 
     auto rate = [&](GemmLibrary* lib, int calls) {
         lib->set_threads(s.threads);
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; ++i)
-            lib->gemm(InputType::f32, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, s.m);
+            lib->gemm(InputType::f32, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), s.m);
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return flops * calls / sec * 1e-9;
     };
@@ -114,9 +97,6 @@ int paired_main(int argc, char** argv) {
     std::printf("%-10s %14s %22s\n", "library", "GFLOP/s median", "ridge / it, median");
     for (size_t l = 0; l < libs.size(); ++l)
         std::printf("%-10s %14.1f %22.3f\n", libs[l]->name().c_str(), median(rates[l]), median(ratios[l]));
-    std::free(a);
-    std::free(b);
-    std::free(c);
     return 0;
 }
 
