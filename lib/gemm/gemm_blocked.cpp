@@ -165,11 +165,9 @@ void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, flo
     const int64_t b_stride = panel_bytes(NR, kc, ker.packed_bytes);
     for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
         const int64_t nr = std::min(NR, nc - jp * NR);
-        const char* b = packed_b + jp * b_stride;
-        if (b_source != nullptr) {
+        if (b_source != nullptr)  // the one micro-panel buffer (packed_b holds no other)
             pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, *b_source, kc, nc, NR, jp, packed_b);
-            b = packed_b;
-        }
+        const char* b = b_source != nullptr ? packed_b : packed_b + jp * b_stride;
         for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
             const int64_t mr = std::min(MR, mc - i0);
             const char* a = packed_a + (i0 / MR) * a_stride;
