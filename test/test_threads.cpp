@@ -23,6 +23,7 @@
 #include "dispatch/dispatch.h"
 #include "gemm/gemm.h"
 #include "gemm_check.h"
+#include "ridge/cblas.h"
 #include "ridge/ridge.h"
 
 using namespace ridge_test;
@@ -103,6 +104,92 @@ TEST(Threads, SetNumThreadsIsPerThread) {
     EXPECT_EQ(dflt, seen_elsewhere);
     ridge_set_num_threads(0);
     EXPECT_EQ(dflt, ridge_get_num_threads());
+}
+
+// Restores the process-wide thread count when a test ends, however it ends.
+struct GlobalThreadCountGuard {
+    ~GlobalThreadCountGuard() { ridge_set_global_num_threads(0); }
+};
+
+// The count a call from a new thread would use, and the threads it would plan for a big problem.
+struct SeenElsewhere {
+    int count = -1, planned = -1;
+};
+SeenElsewhere seen_from_another_thread() {
+    SeenElsewhere seen;
+    std::thread([&] {
+        seen.count = ridge_get_num_threads();
+        seen.planned = ridge::threads_for(1e12);
+    }).join();
+    return seen;
+}
+
+// The global count (ridge's, OpenBLAS's and MKL's setters) reaches every
+// thread without a count of its own, and the planner uses it; a thread's own
+// count still wins; values the other libraries ignore are ignored.
+TEST(ThreadControl, GlobalCountReachesEveryThread) {
+    ThreadCountGuard restore;
+    GlobalThreadCountGuard restore_global;
+    const int dflt = ridge_get_num_threads();
+    const std::vector<std::pair<const char*, std::function<void(int)>>> setters = {
+        {"ridge_set_global_num_threads", [](int t) { ridge_set_global_num_threads(t); }},
+        {"openblas_set_num_threads", [](int t) { openblas_set_num_threads(t); }},
+        {"goto_set_num_threads", [](int t) { goto_set_num_threads(t); }},
+        {"mkl_set_num_threads", [](int t) { mkl_set_num_threads(t); }},
+        {"MKL_Set_Num_Threads", [](int t) { MKL_Set_Num_Threads(t); }},
+    };
+    int want = dflt;
+    for (const auto& [name, set] : setters) {
+        SCOPED_TRACE(name);
+        want = want == 3 ? 5 : 3;  // a different count each time, never the default's 1 or 2
+        set(want);
+        EXPECT_EQ(want, ridge_get_num_threads());
+        EXPECT_EQ(want, openblas_get_num_threads());
+        EXPECT_EQ(want, mkl_get_max_threads());
+        EXPECT_EQ(want, MKL_Get_Max_Threads());
+        const SeenElsewhere seen = seen_from_another_thread();
+        EXPECT_EQ(want, seen.count);
+        EXPECT_EQ(want, seen.planned);
+        if (std::string(name) != "ridge_set_global_num_threads") {
+            set(0);  // OpenBLAS and MKL ignore counts below 1
+            set(-2);
+            EXPECT_EQ(want, ridge_get_num_threads());
+        }
+    }
+    ridge_set_num_threads(1);  // this thread's own count wins
+    EXPECT_EQ(1, ridge_get_num_threads());
+    EXPECT_EQ(1, ridge::threads_for(1e12));
+    EXPECT_EQ(want, seen_from_another_thread().count);
+    ridge_set_num_threads(0);
+    ridge_set_global_num_threads(0);  // back to the default, on every thread
+    EXPECT_EQ(dflt, ridge_get_num_threads());
+    EXPECT_EQ(dflt, seen_from_another_thread().count);
+}
+
+// MKL's thread-local setter is ridge's per-thread count: it returns the
+// previous thread-local count (0: none), 0 hands the thread back to the global
+// count, a negative count changes nothing.
+TEST(ThreadControl, MklThreadLocalCount) {
+    ThreadCountGuard restore;
+    GlobalThreadCountGuard restore_global;
+    mkl_set_num_threads(4);
+    EXPECT_EQ(0, mkl_set_num_threads_local(3));
+    EXPECT_EQ(3, mkl_get_max_threads());
+    EXPECT_EQ(4, seen_from_another_thread().count);
+    EXPECT_EQ(3, MKL_Set_Num_Threads_Local(-1));
+    EXPECT_EQ(3, ridge_get_num_threads());
+    EXPECT_EQ(3, MKL_Set_Num_Threads_Local(0));
+    EXPECT_EQ(4, ridge_get_num_threads());
+    ridge_set_num_threads(6);  // the same per-thread count as ridge's own setter
+    EXPECT_EQ(6, mkl_set_num_threads_local(0));
+    EXPECT_EQ(4, ridge_get_num_threads());
+}
+
+// What OpenBLAS's remaining queries answer: the processors OpenMP sees, and 2
+// (OpenBLAS's code for an OpenMP build).
+TEST(ThreadControl, OpenBlasQueries) {
+    EXPECT_EQ(omp_get_num_procs(), openblas_get_num_procs());
+    EXPECT_EQ(2, openblas_get_parallel());
 }
 
 // `plan` run with 1, 2 and 3 threads on the same operands: the result right, A and B

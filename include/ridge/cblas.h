@@ -100,6 +100,28 @@ void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, c
             const int *incy);
 void xerbla_(const char *routine, const int *info, size_t routine_len);
 
+/* Thread control under OpenBLAS's and MKL's names, for programs that
+ * call them. The setters set ridge's count for every thread that has not set
+ * its own (ridge_set_global_num_threads; a count below 1 is ignored, as those
+ * libraries do), then pass the call on to the next library in the process that
+ * defines the same name (the BLAS ridge was preloaded over), so that its own
+ * routines get the setting too. mkl_set_num_threads_local sets the calling
+ * thread's count (ridge_set_num_threads; 0 returns the thread to the global
+ * count) and returns the previous one. The getters answer for ridge: the
+ * threads a call from the calling thread may use. openblas_get_parallel
+ * returns 2 (an OpenMP build). */
+void openblas_set_num_threads(int num_threads);
+void goto_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+int openblas_get_num_procs(void);
+int openblas_get_parallel(void);
+void mkl_set_num_threads(int nt);
+void MKL_Set_Num_Threads(int nt);
+int mkl_set_num_threads_local(int nt);
+int MKL_Set_Num_Threads_Local(int nt);
+int mkl_get_max_threads(void);
+int MKL_Get_Max_Threads(void);
+
 #ifdef __cplusplus
 }
 #endif

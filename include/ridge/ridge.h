@@ -128,9 +128,16 @@ typedef void (*ridge_error_handler)(ridge_status status, const char *function, i
 RIDGE_API void ridge_set_error_handler(ridge_error_handler handler, void *user_data);
 
 /* Threads used by calls made from the calling thread: 0 restores the default
- * (RIDGE_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores).
+ * (the global count below if set, else RIDGE_NUM_THREADS, then
+ * OMP_NUM_THREADS, then the number of cores).
  * Inside a caller's OpenMP parallel region ridge always runs on one thread. */
 RIDGE_API void ridge_set_num_threads(int threads);
+/* Threads used by calls from every thread that has not set its own count with
+ * ridge_set_num_threads; 0 restores the default. What OpenBLAS's
+ * openblas_set_num_threads and MKL's mkl_set_num_threads set (cblas.h). */
+RIDGE_API void ridge_set_global_num_threads(int threads);
+/* The threads a call from the calling thread may use (fewer when the problem
+ * is too small to pay for them). */
 RIDGE_API int ridge_get_num_threads(void);
 
 /* The kernel ridge runs for fp32 GEMM on this CPU, e.g. "ukr_f32_gemm_32x12__avx512". */

@@ -178,10 +178,9 @@ extern "C" RIDGE_API const char* ridge_gemm_kernel_name(ridge_dtype input) {
 
 extern "C" RIDGE_API void ridge_set_num_threads(int threads) { ridge::set_thread_count_override(threads); }
 
-extern "C" RIDGE_API int ridge_get_num_threads(void) {
-    const int t = ridge::thread_count_override();
-    return t > 0 ? t : ridge::runtime_config().default_threads;
-}
+extern "C" RIDGE_API void ridge_set_global_num_threads(int threads) { ridge::set_process_thread_count(threads); }
+
+extern "C" RIDGE_API int ridge_get_num_threads(void) { return ridge::wanted_thread_count(); }
 
 extern "C" RIDGE_API const char* ridge_sgemm_kernel_name(void) {
     return ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->name;

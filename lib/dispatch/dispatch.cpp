@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -427,9 +428,23 @@ const RuntimeConfig& runtime_config() {
 void set_thread_count_override(int threads) { tl_thread_override = std::max(0, threads); }
 int thread_count_override() { return tl_thread_override; }
 
+// Set by ridge_set_global_num_threads (and the other libraries' names for it,
+// api/thread_control.cpp) from any thread, read by every call: an atomic, so a
+// call sees either the old or the new count.
+std::atomic<int> g_process_threads{0};
+
+void set_process_thread_count(int threads) { g_process_threads.store(std::max(0, threads), std::memory_order_relaxed); }
+int process_thread_count() { return g_process_threads.load(std::memory_order_relaxed); }
+
+int wanted_thread_count() {
+    if (tl_thread_override > 0) return tl_thread_override;
+    const int process = process_thread_count();
+    return process > 0 ? process : runtime_config().default_threads;
+}
+
 int threads_for(double flops, double min_flops_per_thread) {
     if (omp_in_parallel()) return 1;  // never nest teams inside a caller's parallel region
-    const int wanted = tl_thread_override > 0 ? tl_thread_override : runtime_config().default_threads;
+    const int wanted = wanted_thread_count();
     const double useful = std::max(1.0, flops / min_flops_per_thread);
     return static_cast<int>(std::min<double>(wanted, useful));
 }
@@ -622,8 +637,7 @@ ridge_status dispatch_gemv(const GemvArgs& args) {
     const RuntimeConfig& cfg = runtime_config();
     const GemvKernel* ker = cfg.gemv[int(args.input)];
     const double elements = double(args.m) * double(args.n);
-    int threads = omp_in_parallel() ? 1 : (thread_count_override() > 0 ? thread_count_override()
-                                                                         : cfg.default_threads);
+    int threads = omp_in_parallel() ? 1 : wanted_thread_count();
     threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
     const double p = dtype_bytes(args.input);
     const int64_t prefetch = p * elements >= cfg.gemv_prefetch_min_bytes ? kGemvPrefetchElements : 0;
