@@ -141,7 +141,7 @@ TEST(ThreadControl, GlobalCountReachesEveryThread) {
     int want = dflt;
     for (const auto& [name, set] : setters) {
         SCOPED_TRACE(name);
-        want = want == 3 ? 5 : 3;  // a different count each time, never the default's 1 or 2
+        want = want == 3 ? 5 : 3;  // not the count before: each setter's own effect is what is seen
         set(want);
         EXPECT_EQ(want, ridge_get_num_threads());
         EXPECT_EQ(want, openblas_get_num_threads());
