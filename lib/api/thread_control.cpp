@@ -30,15 +30,18 @@ void pass_on(const char* name, Arg value) {
     if (void* next = dlsym(RTLD_NEXT, name)) reinterpret_cast<Setter>(next)(value);
 }
 
-// OpenBLAS and MKL ignore a count below 1 in their global setters.
-void set_global(int threads) {
+// Every global setter: ridge's count (OpenBLAS and MKL ignore a count below 1,
+// and so does ridge here), then the next library's `name`.
+void set_global(const char* name, int threads) {
     if (threads >= 1) ridge_set_global_num_threads(threads);
+    pass_on<void>(name, threads);
 }
 
 // mkl_set_num_threads_local: nt > 0 sets this thread's count (ridge_set_num_threads's),
 // 0 returns the thread to the global one, below 0 changes nothing; returns the
-// previous thread-local count (0: none).
-int set_local(int threads) {
+// previous thread-local count (0: none). The next library's `name` gets the call too.
+int set_local(const char* name, int threads) {
+    pass_on<int>(name, threads);
     const int previous = ridge::thread_count_override();
     if (threads >= 0) ridge::set_thread_count_override(threads);
     return previous;
@@ -49,36 +52,18 @@ int set_local(int threads) {
 extern "C" {
 
 // OpenBLAS (its cblas.h). openblas_get_parallel: 2 is OpenBLAS's code for an OpenMP build.
-RIDGE_API void openblas_set_num_threads(int threads) {
-    set_global(threads);
-    pass_on<void>("openblas_set_num_threads", threads);
-}
-RIDGE_API void goto_set_num_threads(int threads) {
-    set_global(threads);
-    pass_on<void>("goto_set_num_threads", threads);
-}
+RIDGE_API void openblas_set_num_threads(int threads) { set_global("openblas_set_num_threads", threads); }
+RIDGE_API void goto_set_num_threads(int threads) { set_global("goto_set_num_threads", threads); }
 RIDGE_API int openblas_get_num_threads(void) { return ridge_get_num_threads(); }
 RIDGE_API int openblas_get_num_procs(void) { return omp_get_num_procs(); }
 RIDGE_API int openblas_get_parallel(void) { return 2; }
 
 // MKL (mkl_service.h), under both of its spellings: the header maps the
 // lower-case names onto the mixed-case ones, so compiled programs reference either.
-RIDGE_API void MKL_Set_Num_Threads(int threads) {
-    set_global(threads);
-    pass_on<void>("MKL_Set_Num_Threads", threads);
-}
-RIDGE_API void mkl_set_num_threads(int threads) {
-    set_global(threads);
-    pass_on<void>("mkl_set_num_threads", threads);
-}
-RIDGE_API int MKL_Set_Num_Threads_Local(int threads) {
-    pass_on<int>("MKL_Set_Num_Threads_Local", threads);
-    return set_local(threads);
-}
-RIDGE_API int mkl_set_num_threads_local(int threads) {
-    pass_on<int>("mkl_set_num_threads_local", threads);
-    return set_local(threads);
-}
+RIDGE_API void MKL_Set_Num_Threads(int threads) { set_global("MKL_Set_Num_Threads", threads); }
+RIDGE_API void mkl_set_num_threads(int threads) { set_global("mkl_set_num_threads", threads); }
+RIDGE_API int MKL_Set_Num_Threads_Local(int threads) { return set_local("MKL_Set_Num_Threads_Local", threads); }
+RIDGE_API int mkl_set_num_threads_local(int threads) { return set_local("mkl_set_num_threads_local", threads); }
 RIDGE_API int MKL_Get_Max_Threads(void) { return ridge_get_num_threads(); }
 RIDGE_API int mkl_get_max_threads(void) { return ridge_get_num_threads(); }
 
