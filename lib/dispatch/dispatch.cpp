@@ -433,12 +433,13 @@ int thread_count_override() { return tl_thread_override; }
 // call sees either the old or the new count.
 std::atomic<int> g_process_threads{0};
 
-void set_process_thread_count(int threads) { g_process_threads.store(std::max(0, threads), std::memory_order_relaxed); }
-int process_thread_count() { return g_process_threads.load(std::memory_order_relaxed); }
+void set_process_thread_count(int threads) {
+    g_process_threads.store(std::max(0, threads), std::memory_order_relaxed);
+}
 
 int wanted_thread_count() {
     if (tl_thread_override > 0) return tl_thread_override;
-    const int process = process_thread_count();
+    const int process = g_process_threads.load(std::memory_order_relaxed);
     return process > 0 ? process : runtime_config().default_threads;
 }
 

@@ -73,7 +73,6 @@ int thread_count_override();
 // Process-wide thread count, for every thread without its own override
 // (0 = default: RIDGE_NUM_THREADS, then OpenMP's).
 void set_process_thread_count(int threads);
-int process_thread_count();
 
 // The threads a call from this thread may use: its own override, else the
 // process-wide count, else the default.

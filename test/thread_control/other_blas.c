@@ -1,7 +1,7 @@
 /* Stands in for the BLAS library a program used before ridge (OpenBLAS, MKL):
  * it defines their thread setters and remembers what each received,
  * so that pass_on.c can see ridge's setters pass the call on. */
-static int last_int[8];
+static int last_int[6];
 
 void openblas_set_num_threads(int n) { last_int[0] = n; }
 void goto_set_num_threads(int n) { last_int[1] = n; }

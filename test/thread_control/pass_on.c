@@ -1,9 +1,8 @@
 /* A program linked against libridge.so and then another BLAS that defines the
  * same thread setters (other_blas.c): its calls bind to ridge's, which must
  * set ridge's count and pass each call on to the other library, as they do
- * for a program that LD_PRELOADs ridge over OpenBLAS or MKL. Exits non-zero,
- * naming the setter, on the first thing that does not hold. */
-#include <stdint.h>
+ * for a program that LD_PRELOADs ridge over OpenBLAS or MKL. Prints every
+ * check that fails, naming the setter, and then exits non-zero. */
 #include <stdio.h>
 
 #include "ridge/cblas.h"
