@@ -299,6 +299,71 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     }
 }
 
+// A team splitting C's columns shares out micro-panels: when one thread is
+// slow (here its kernel calls sleep), the other, done with its own columns,
+// runs tiles of the slow one's. C must come out bit for bit as on one thread,
+// through several jc, KC and MC steps (tiny blocking), edges in m and n, the
+// fast thread joining steps already under way, with B packed in full (two
+// blocks of A per KC step) and one micro-panel at a time (one block). The
+// helper sleeps too before each tile it took over, so the owner runs out of
+// panels first: it must wait for the helper's before it repacks A or B for
+// its next step (else the helper multiplies the next step's operands).
+std::atomic<int64_t> g_slow_thread_tiles{0};   // tiles run on OpenMP thread 1
+std::atomic<int64_t> g_helped_tiles{0};        // tiles of thread 1's columns run by thread 0
+float* g_spy_c = nullptr;
+int64_t g_spy_ldc = 0, g_spy_first_slow_column = 0;
+void slow_thread_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
+    const bool slow_thread = omp_get_thread_num() == 1;
+    const bool slow_columns = (c - g_spy_c) / g_spy_ldc >= g_spy_first_slow_column;
+    if (slow_thread) {
+        g_slow_thread_tiles.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+    } else if (slow_columns) {
+        g_helped_tiles.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(1000));
+    }
+    g_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
+}
+void slow_thread_edge(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, const void* b, float beta,
+                      float* c, int64_t ldc) {
+    if (omp_get_thread_num() == 1) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    g_real_kernel->ukr_edge(mr, nr, kc, alpha, a, b, beta, c, ldc);
+}
+
+TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 7;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.ukr = &slow_thread_ukr;
+    if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
+    const int64_t MR = spy.MR, NR = spy.NR;
+    for (int64_t m : {2 * MR + 3, 5 * MR}) {  // MC = 3 MR: one block of A per KC step, then two
+        Call c;
+        c.m = m, c.n = 16 * NR + 5, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
+        SCOPED_TRACE(c.describe());
+        Operands ops(c, rng);
+        const ridge::BlockingParams tiny{MR, NR, 16, 3 * MR, 6 * NR};
+        Guarded one = ops.c, two = ops.c;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()),
+                                             ridge::GemmPlan{g_real_kernel, tiny, 1}));
+        g_spy_c = two.data(), g_spy_ldc = c.ldc();
+        const int64_t panels = (c.n + NR - 1) / NR;
+        g_spy_first_slow_column = (panels - panels / 2) * NR;  // thread 1's share: the upper (smaller) half of the panels
+        g_slow_thread_tiles = 0, g_helped_tiles = 0;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()),
+                                             ridge::GemmPlan{&spy, tiny, 2}));
+        ASSERT_TRUE(two.untouched_outside());
+        ASSERT_TRUE(matches(c, two, expected_c(c, ops.a.data(), ops.b.data(), ops.c.data()), bound_for(c)));
+        EXPECT_EQ(0, std::memcmp(one.data(), two.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+            << "one thread and two sharing panels differ";
+        EXPECT_GT(g_helped_tiles.load(), 0) << "thread 0 ran no tile of thread 1's columns ("
+                                            << g_slow_thread_tiles.load() << " tiles ran on thread 1)";
+    }
+}
+
 // The same on the small path: both threads run small kernels, with A read in
 // place and with A transposed (packed by each thread).
 void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,

@@ -179,4 +179,12 @@ bool parse_isa(const char* text, Isa* out) {
     return false;
 }
 
+void spin_wait_hint() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
 }  // namespace ridge

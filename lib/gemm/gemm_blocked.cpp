@@ -17,7 +17,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
 
+#include "dispatch/cpu_features.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
@@ -153,41 +157,158 @@ void edge_tile(const GemmKernel& ker, int64_t kc, float alpha, const void* a, co
     for (int64_t j = 0; j < nr; ++j) std::memcpy(c + j * ldc, tile + j * ker.MR, mr * sizeof(float));
 }
 
-// Loops jr and ir over one packed block of A (mc x kc) and the kc x nc panel of
-// B: packed in full at packed_b, or, given b_source (op(B) at the panel's
-// corner; Schedule::b_per_micro_panel), packed into packed_b one micro-panel at
-// a time, just before its ir loop.
-void macro_kernel(const GemmKernel& ker, int64_t mc, int64_t nc, int64_t kc, float alpha,
-                  const char* packed_a, char* packed_b, float beta, float* c, int64_t ldc,
-                  Range jr_panels, bool stream_c, const MatrixView* b_source) {
+// One pass of the macro-kernel: a packed block of A (mc x kc) against the
+// kc x nc panel of B, into the block of C at c. The panel of B is packed in
+// full at packed_b or, when b_per_micro_panel (Schedule::b_per_micro_panel),
+// one micro-panel at a time from b_source (op(B) at the panel's corner), just
+// before its ir loop, into a buffer of the running thread's own.
+struct MacroStep {
+    const GemmKernel* ker = nullptr;
+    int64_t mc = 0, nc = 0, kc = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    const char* packed_a = nullptr;
+    const char* packed_b = nullptr;
+    bool b_per_micro_panel = false;
+    MatrixView b_source{};
+    float* c = nullptr;
+    int64_t ldc = 0;
+    bool stream_c = false;  // see GemmPlan::stream_c
+};
+
+// Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
+// A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
+void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
+    const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
-    const int64_t a_stride = panel_bytes(MR, kc, ker.packed_bytes);
-    const int64_t b_stride = panel_bytes(NR, kc, ker.packed_bytes);
-    for (int64_t jp = jr_panels.first; jp < jr_panels.last; ++jp) {  // jr: B micro-panel in L1
-        const int64_t nr = std::min(NR, nc - jp * NR);
-        if (b_source != nullptr)  // the one micro-panel buffer (packed_b holds no other)
-            pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, *b_source, kc, nc, NR, jp, packed_b);
-        const char* b = b_source != nullptr ? packed_b : packed_b + jp * b_stride;
-        for (int64_t i0 = 0; i0 < mc; i0 += MR) {  // ir: A micro-panels stream from L2
-            const int64_t mr = std::min(MR, mc - i0);
-            const char* a = packed_a + (i0 / MR) * a_stride;
-            float* cij = c + i0 + jp * NR * ldc;
-            if (mr == MR && nr == NR && stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
-                ker.ukr_stream_c(kc, alpha, a, b, beta, cij, ldc);
-            else if (mr == MR && nr == NR)
-                ker.ukr(kc, alpha, a, b, beta, cij, ldc);
-            else if (ker.ukr_edge != nullptr)
-                ker.ukr_edge(mr, nr, kc, alpha, a, b, beta, cij, ldc);
-            else
-                edge_tile(ker, kc, alpha, a, b, beta, cij, ldc, mr, nr);
+    const int64_t nr = std::min(NR, st.nc - jp * NR);
+    const char* b = st.packed_b + jp * panel_bytes(NR, st.kc, ker.packed_bytes);
+    if (st.b_per_micro_panel) {
+        pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
+        b = b_buffer;
+    }
+    const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
+    for (int64_t i0 = 0; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
+        const int64_t mr = std::min(MR, st.mc - i0);
+        const char* a = st.packed_a + (i0 / MR) * a_stride;
+        float* cij = st.c + i0 + jp * NR * st.ldc;
+        if (mr == MR && nr == NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
+            ker.ukr_stream_c(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+        else if (mr == MR && nr == NR)
+            ker.ukr(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+        else if (ker.ukr_edge != nullptr)
+            ker.ukr_edge(mr, nr, st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+        else
+            edge_tile(ker, st.kc, st.alpha, a, b, st.beta, cij, st.ldc, mr, nr);
+    }
+}
+
+// Loop jr over the micro-panels `panels` of a step.
+void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
+    for (int64_t jp = panels.first; jp < panels.last; ++jp) run_micro_panel(st, jp, b_buffer);
+}
+
+// Sharing the micro-panels of a step within a team that splits C's columns
+// (run_column_slices). Each thread runs the five loops on its own columns; on
+// a shared machine one core is often slower for a while (measured here: the two
+// slices of a 2048^3 call finished 8-20% apart, at random from call to call),
+// so the faster thread would sit idle at the end. Instead each thread posts its
+// current step on its board, and claims its own micro-panels from it one at a
+// time; a thread done with its own columns claims the others' until all are
+// done, running each with the step's packed A and B, where they are. A thread
+// moves on to its next step (repacking A or B) only when every panel of the
+// current one has been run, whoever ran it. Each tile of C is still one
+// kernel call on the same packed operands, in the same order of KC steps, so
+// C is bit for bit what one thread computes.
+constexpr int kClaimBits = 20;  // bits of the claim word for the panel count and the next panel
+constexpr uint64_t kClaimMask = (uint64_t{1} << kClaimBits) - 1;
+// Steps with more micro-panels than this are not posted (never at NC's sizes: a few thousand).
+constexpr int64_t kMaxPostedPanels = int64_t(kClaimMask) - kMaxCountedThreads;
+
+struct alignas(64) StepBoard {
+    // step number (upper bits) | panel count | next unclaimed panel: claims
+    // compare the whole word, so a claim never lands on a later step's panels
+    std::atomic<uint64_t> claim{0};
+    std::atomic<int64_t> done{0};  // panels of the posted step finished, by anyone
+    std::atomic<bool> finished{false};  // the owner has no more steps
+    MacroStep step;  // written by the owner before it posts the step, read only by a thread holding a claim
+};
+
+struct PanelSharing {
+    StepBoard* boards;  // one per thread of the team
+    int threads;
+    int self;
+};
+
+// One turn of a wait for another thread of the team: the CPU's spin hint, and
+// every 256th turn the rest of the time slice, so that a team with more threads
+// than free cores lets the thread it waits for run.
+void wait_turn(int64_t turn) {
+    if (turn % 256 == 255)
+        std::this_thread::yield();
+    else
+        spin_wait_hint();
+}
+
+// Claims the next unclaimed panel of the step posted on board; false when none is left.
+bool claim_panel(StepBoard& board, int64_t* panel) {
+    uint64_t word = board.claim.load(std::memory_order_acquire);
+    for (;;) {
+        const uint64_t next = word & kClaimMask, count = (word >> kClaimBits) & kClaimMask;
+        if (next >= count) return false;
+        if (board.claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+            *panel = int64_t(next);
+            return true;
         }
+    }
+}
+
+// The owner's side: post the step, run panels until none is left unclaimed,
+// then wait for the ones other threads took.
+void run_shared_step(const PanelSharing& sh, const MacroStep& st, int64_t panels, char* b_buffer) {
+    StepBoard& board = sh.boards[sh.self];
+    if (panels > kMaxPostedPanels) {
+        macro_kernel(st, {0, panels}, b_buffer);
+        return;
+    }
+    board.step = st;
+    board.done.store(0, std::memory_order_relaxed);
+    const uint64_t number = (board.claim.load(std::memory_order_relaxed) >> (2 * kClaimBits)) + 1;
+    board.claim.store(number << (2 * kClaimBits) | uint64_t(panels) << kClaimBits, std::memory_order_release);
+    int64_t ran = 0;
+    for (int64_t jp; claim_panel(board, &jp); ++ran) run_micro_panel(st, jp, b_buffer);
+    if (board.done.fetch_add(ran, std::memory_order_acq_rel) + ran == panels) return;
+    for (int64_t turn = 0; board.done.load(std::memory_order_acquire) != panels; ++turn) wait_turn(turn);
+}
+
+// The helper's side, once its own columns are done: run the others' unclaimed
+// panels until every thread of the team has finished its steps.
+void help_until_team_finished(const PanelSharing& sh, char* b_buffer) {
+    sh.boards[sh.self].finished.store(true, std::memory_order_release);
+    for (int64_t turn = 0;; ++turn) {
+        bool all_finished = true;
+        for (int t = 0; t < sh.threads; ++t) {
+            StepBoard& other = sh.boards[t];
+            if (t == sh.self || other.finished.load(std::memory_order_acquire)) continue;
+            all_finished = false;
+            for (int64_t jp; claim_panel(other, &jp);) {
+                const MacroStep st = other.step;  // stable until this claim's panel is done
+                run_micro_panel(st, jp, b_buffer);
+                // Streamed stores are weakly ordered: globally visible before the owner goes on.
+                if (st.stream_c) std::atomic_thread_fence(std::memory_order_seq_cst);
+                other.done.fetch_add(1, std::memory_order_release);
+            }
+        }
+        if (all_finished) return;
+        wait_turn(turn);
     }
 }
 
 // The body every thread of the team runs; `tid` in [0, s.threads).
 // `traffic`: this thread's counters, or null when nobody asked for a report.
+// `sharing`: this thread's place in a column-split team whose threads share
+// out their micro-panels (a one-thread schedule each), or null.
 void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
-                int tid, Traffic* traffic, bool stream_c) {
+                int tid, Traffic* traffic, bool stream_c, const PanelSharing* sharing) {
     const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
@@ -222,9 +343,18 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);
-                if (mc > 0)
-                    macro_kernel(ker, mc, nc, kc, g.alpha, my_packed_a, buf.packed_b, beta, g.c + ic + jc * g.ldc,
-                                 g.ldc, my_jr, stream_c, s.b_per_micro_panel ? &b_panel : nullptr);
+                MacroStep step;
+                step.ker = &ker;
+                step.mc = mc, step.nc = nc, step.kc = kc;
+                step.alpha = g.alpha, step.beta = beta;
+                step.packed_a = my_packed_a, step.packed_b = buf.packed_b;
+                step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
+                step.c = g.c + ic + jc * g.ldc, step.ldc = g.ldc;
+                step.stream_c = stream_c;
+                if (mc > 0 && sharing != nullptr)
+                    run_shared_step(*sharing, step, b_panels, buf.packed_b);
+                else if (mc > 0)
+                    macro_kernel(step, my_jr, buf.packed_b);
                 if (traffic && mc > 0) {
                     const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
                     const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
@@ -239,6 +369,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             team_barrier(s);
         }
     }
+    if (sharing != nullptr) help_until_team_finished(*sharing, buf.packed_b);
     // Non-temporal stores are weakly ordered: make them globally visible before
     // the team joins or the call returns (a full fence orders them on x86).
     if (stream_c) std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -252,7 +383,7 @@ ridge_status run_alone(const GemmArgs& g, const GemmPlan& plan, Workspace& ws) {
     const Schedule one = make_schedule(g, ker, plan.blocking, 1);
     Buffers buf;
     if (!reserve(ws, one, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
-    run_thread(g, ker, one, buf, 0, plan.traffic, plan.stream_c);
+    run_thread(g, ker, one, buf, 0, plan.traffic, plan.stream_c, nullptr);
     return RIDGE_SUCCESS;
 }
 
@@ -304,6 +435,9 @@ ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspac
     char* a_base = reinterpret_cast<char*>(ws.packed_a.reserve(size_t(threads * a_bytes / 4)));
     if (b_base == nullptr || a_base == nullptr) return RIDGE_OUT_OF_MEMORY;
 
+    // One board per thread for sharing out micro-panels; without them (no
+    // memory) every thread runs just its own.
+    std::unique_ptr<StepBoard[]> boards(new (std::nothrow) StepBoard[size_t(threads)]);
     Traffic per_thread[kMaxCountedThreads];
     const bool counting = plan.traffic != nullptr && threads <= kMaxCountedThreads;
     bool short_team = false;
@@ -314,7 +448,9 @@ ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspac
             const GemmArgs mine = thread_columns(g, ker, threads, t);
             const Schedule s = make_schedule(mine, ker, plan.blocking, 1);
             const Buffers buf{b_base + t * b_bytes, a_base + t * a_bytes};
-            run_thread(mine, ker, s, buf, 0, counting ? &per_thread[t] : nullptr, plan.stream_c);
+            const PanelSharing sharing{boards.get(), threads, t};
+            run_thread(mine, ker, s, buf, 0, counting ? &per_thread[t] : nullptr, plan.stream_c,
+                       boards ? &sharing : nullptr);
         } else {
 #pragma omp single
             short_team = true;
@@ -338,7 +474,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (!reserve(*ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
 
     if (s.threads == 1) {
-        run_thread(g, ker, s, buf, 0, plan.traffic, plan.stream_c);
+        run_thread(g, ker, s, buf, 0, plan.traffic, plan.stream_c, nullptr);
         return RIDGE_SUCCESS;
     }
     // One counter slot per thread, summed after the team joins (no shared writes in the loops).
@@ -349,7 +485,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     {
         if (omp_get_num_threads() == s.threads) {  // else run_alone, below
             const int tid = omp_get_thread_num();
-            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c);
+            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c, nullptr);
         } else {
 #pragma omp single
             short_team = true;
