@@ -269,10 +269,15 @@ TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
 
 // With plan.threads = 2 both OpenMP threads run microkernels (the work is shared,
 // not done twice or by one thread): a spy kernel records which threads called it.
+// Threads that find work left over take it (see FastThreadRunsSlowThreadsPanelsSameBits),
+// so a thread that starts late could find none: each spied call sleeps a little,
+// longer than a thread takes to wake.
 std::atomic<unsigned> g_threads_seen{0};
 const ridge::GemmKernel* g_real_kernel = nullptr;
+void spy_pause() { std::this_thread::sleep_for(std::chrono::microseconds(200)); }
 void thread_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
+    spy_pause();
     g_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
@@ -369,6 +374,7 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
 void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
                       const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
     g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
+    spy_pause();
     g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
@@ -393,6 +399,45 @@ TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
         ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
         EXPECT_EQ(3u, g_threads_seen.load()) << "bitmask of OpenMP thread numbers that ran the kernel, ta=" << ta;
     }
+}
+
+// On the small path too a slow thread's share goes to the other: thread 1's
+// calls sleep 5 ms, so thread 0 (not sleeping) runs most of the column tiles
+// rather than the half a split made in advance would give it; C as on one thread.
+std::atomic<int64_t> g_fast_thread_calls{0}, g_all_calls{0};
+void slow_thread_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
+                       const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    g_all_calls.fetch_add(1);
+    if (omp_get_thread_num() == 1)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    else
+        g_fast_thread_calls.fetch_add(1);
+    g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+}
+
+TEST(Threads, SmallPathFastThreadTakesSlowThreadsTiles) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 8;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (g_real_kernel->small_f32 == nullptr) GTEST_SKIP() << g_real_kernel->name << " has no small path";
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.small_f32 = &slow_thread_small;
+    Call c;
+    c.m = spy.MR, c.n = 8 * spy.NR - 3, c.k = 33, c.beta = 0.5f;  // 8 column tiles of one call each
+    Operands ops(c, rng);
+    ridge::GemmPlan plan{g_real_kernel, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
+    plan.small_path = true;
+    Guarded one = ops.c, two = ops.c;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
+    g_fast_thread_calls = 0, g_all_calls = 0;
+    plan.kernel = &spy, plan.threads = 2;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()), plan));
+    ASSERT_TRUE(two.untouched_outside());
+    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), sizeof(float) * size_t(c.ldc() * c.n)));
+    EXPECT_EQ(8, g_all_calls.load());
+    EXPECT_GE(g_fast_thread_calls.load(), 6) << "of 8 column tiles, thread 0 ran";
 }
 
 // The small path wakes a second thread for much less work than the blocked
