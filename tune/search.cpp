@@ -261,6 +261,11 @@ GridResult exhaustive_grid(const KernelSearch& s) {
     return out;
 }
 
+// Calls per timed sample in the small-path crossover (see there): at 512^3 a
+// call takes ~0.8 ms on 2 threads, so a size costs about 4 plans x 7 rounds
+// x 8 calls x ~1.2 ms = 0.3 s.
+constexpr int kCrossoverCallsPerSample = 8;
+
 void search_small_crossover(const GemmKernel& kernel, const BlockingParams& blocking, int threads,
                             double min_flops_per_thread, double small_min_flops_per_thread, double max_a_floats,
                             double seconds, Crossover* out) {
@@ -291,20 +296,28 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             plans.push_back(blocked_plan(kernel, blocking, blocked_team));
         }
         // The run of sizes from the bottom where reading in place keeps up (2% for
-        // noise). A size that falls short is measured once more, longer, before
-        // the search stops there: on this project's shared VM one 7-round
+        // noise), judged on paired ratios (each path's rate over the other's in
+        // the same round) and on samples of several calls each: a sample of one
+        // call is mostly the first call after another plan ran, and at 512^3 the
+        // small path's first call reads op(A) back into L2 that the blocked
+        // path's packing took (two tuner runs in a row: 1 thread 0.98x and
+        // 1.03x; ridge-bench, each path alone for 50 ms per round, 1.05-1.07x).
+        // A size that falls short is measured once more, longer, before the
+        // search stops there: on this project's shared VM one 7-round
         // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
         bool keeps_up = false;
         for (int rounds : {7, 15}) {
-            const std::vector<double> g = interleaved_gflops(p, plans, rounds);
-            char line[200];
-            int len = std::snprintf(line, sizeof line, "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread)",
-                                    (long long)n, g[0], g[1]);
+            const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
+            const double one = t.paired_ratio(0, 1), team = threaded ? t.paired_ratio(2, 3) : 1.0;
+            char line[240];
+            int len = std::snprintf(line, sizeof line,
+                                    "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread, paired %.3fx)",
+                                    (long long)n, t.gflops[0], t.gflops[1], one);
             if (threaded)
-                std::snprintf(line + len, sizeof line - len, "; %.1f (%d threads), %.1f (%d)", g[2], small_team, g[3],
-                              blocked_team);
+                std::snprintf(line + len, sizeof line - len, "; %.1f (%d threads), %.1f (%d) (paired %.3fx)",
+                              t.gflops[2], small_team, t.gflops[3], blocked_team, team);
             out->lines.push_back(line);
-            keeps_up = g[0] >= 0.98 * g[1] && (!threaded || g[2] >= 0.98 * g[3]);
+            keeps_up = one >= 0.98 && team >= 0.98;
             if (keeps_up) break;
         }
         if (!keeps_up) break;

@@ -100,12 +100,13 @@ double median(std::vector<double> v) {
 
 // GFLOP/s samples[plan][round]: one warm-up call each, then `rounds` rounds in
 // which every plan runs once, in a rotating order.
-std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Plans& plans, int rounds) {
+std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Plans& plans, int rounds,
+                                                     int min_calls) {
     const size_t count = plans.size();
     std::vector<int> calls(count);
     for (size_t i = 0; i < count; ++i) {
         const double once = seconds_per_call(problem, plans[i]);  // also the warm-up
-        calls[i] = int(std::clamp(kMinSampleSeconds / std::max(once, 1e-9), 1.0, 1000.0));
+        calls[i] = int(std::clamp(kMinSampleSeconds / std::max(once, 1e-9), double(std::max(1, min_calls)), 1000.0));
     }
     std::vector<std::vector<double>> rates(count);
     for (int r = 0; r < rounds; ++r) {
@@ -120,14 +121,18 @@ std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Pla
 
 }  // namespace
 
-Timed time_plans(Problem& problem, const Plans& plans, int rounds) {
-    const auto rates = interleaved_samples(problem, plans, rounds);
+double Timed::paired_ratio(size_t i, size_t j) const {
+    std::vector<double> per_round;
+    for (size_t r = 0; r < rates[i].size(); ++r) per_round.push_back(rates[i][r] / rates[j][r]);
+    return median(per_round);
+}
+
+Timed time_plans(Problem& problem, const Plans& plans, int rounds, int min_calls) {
     Timed t;
-    for (const std::vector<double>& v : rates) {
-        t.gflops.push_back(median(v));
-        std::vector<double> per_round;
-        for (size_t r = 0; r < v.size(); ++r) per_round.push_back(v[r] / rates[0][r]);
-        t.ratio.push_back(median(per_round));
+    t.rates = interleaved_samples(problem, plans, rounds, min_calls);
+    for (size_t i = 0; i < t.rates.size(); ++i) {
+        t.gflops.push_back(median(t.rates[i]));
+        t.ratio.push_back(t.paired_ratio(i, 0));
     }
     return t;
 }

@@ -42,8 +42,14 @@ std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int
 struct Timed {
     std::vector<double> gflops;
     std::vector<double> ratio;
+    std::vector<std::vector<double>> rates;  // GFLOP/s [plan][round]
+    // Plan i's rate over plan j's in the same round, the median over rounds.
+    double paired_ratio(size_t i, size_t j) const;
 };
-Timed time_plans(Problem& problem, const Plans& plans, int rounds);
+// min_calls: calls per timed sample at least (besides ~2 ms at least): a
+// sample of one or two calls is mostly the first call after another plan
+// ran, with the operands where that plan left them.
+Timed time_plans(Problem& problem, const Plans& plans, int rounds, int min_calls = 1);
 
 // Seconds of one call of `plan` on `problem` (one timed call after a warm-up):
 // what the search budgets with.
