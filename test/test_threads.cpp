@@ -304,26 +304,30 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     }
 }
 
-// A team splitting C's columns shares out micro-panels: when one thread is
-// slow (here its kernel calls sleep), the other, done with its own columns,
-// runs tiles of the slow one's. C must come out bit for bit as on one thread,
-// through several jc, KC and MC steps (tiny blocking), edges in m and n, the
-// fast thread joining steps already under way, with B packed in full (two
-// blocks of A per KC step) and one micro-panel at a time (one block). The
-// helper sleeps too before each tile it took over, so the owner runs out of
-// panels first: it must wait for the helper's before it repacks A or B for
-// its next step (else the helper multiplies the next step's operands).
+// Threads with work of their own share out micro-panels: when one thread is
+// slow (here its kernel calls sleep), the other, done with its own work, runs
+// tiles of the slow one's. C must come out bit for bit as on one thread,
+// through several jc, KC and MC steps (tiny blocking). Columns of C split:
+// edges in m and n, the fast thread joining steps already under way, with B
+// packed in full (two blocks of A per KC step) and one micro-panel at a time
+// (one block). Rows split (C taller than wide: a team sharing each B panel,
+// one block of A per thread at a time): the fast thread helps before each KC
+// step's barrier. The helper sleeps too before each tile it took over, so the
+// owner runs out of panels first: it must wait for the helper's before it
+// repacks A or B for its next step (else the helper multiplies the next
+// step's operands).
 std::atomic<int64_t> g_slow_thread_tiles{0};   // tiles run on OpenMP thread 1
-std::atomic<int64_t> g_helped_tiles{0};        // tiles of thread 1's columns run by thread 0
+std::atomic<int64_t> g_helped_tiles{0};        // tiles of thread 1's share run by thread 0
 float* g_spy_c = nullptr;
-int64_t g_spy_ldc = 0, g_spy_first_slow_column = 0;
+int64_t g_spy_ldc = 0, g_spy_first_slow_row = 0, g_spy_first_slow_column = 0;  // thread 1's share
 void slow_thread_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     const bool slow_thread = omp_get_thread_num() == 1;
-    const bool slow_columns = (c - g_spy_c) / g_spy_ldc >= g_spy_first_slow_column;
+    const int64_t offset = c - g_spy_c;
+    const bool slow_share = offset / g_spy_ldc >= g_spy_first_slow_column && offset % g_spy_ldc >= g_spy_first_slow_row;
     if (slow_thread) {
         g_slow_thread_tiles.fetch_add(1);
         std::this_thread::sleep_for(std::chrono::microseconds(300));
-    } else if (slow_columns) {
+    } else if (slow_share) {
         g_helped_tiles.fetch_add(1);
         std::this_thread::sleep_for(std::chrono::microseconds(1000));
     }
@@ -345,18 +349,26 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
     spy.ukr = &slow_thread_ukr;
     if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
     const int64_t MR = spy.MR, NR = spy.NR;
-    for (int64_t m : {2 * MR + 3, 5 * MR}) {  // MC = 3 MR: one block of A per KC step, then two
+    const int64_t column_panels = 17;  // n = 16 NR + 5: thread 1 takes the upper 8 panels
+    struct Case {
+        int64_t m, n, mc;
+        int64_t first_slow_row, first_slow_column;
+    } cases[] = {
+        {2 * MR + 3, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},  // one block of A
+        {5 * MR, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},      // two blocks
+        {8 * MR, 3 * NR + 1, 2 * MR, 4 * MR, 0},  // rows: two blocks of 2 MR per thread, thread 1 from 4 MR
+    };
+    for (const Case& cs : cases) {
         Call c;
-        c.m = m, c.n = 16 * NR + 5, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
+        c.m = cs.m, c.n = cs.n, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
         SCOPED_TRACE(c.describe());
         Operands ops(c, rng);
-        const ridge::BlockingParams tiny{MR, NR, 16, 3 * MR, 6 * NR};
+        const ridge::BlockingParams tiny{MR, NR, 16, cs.mc, 6 * NR};
         Guarded one = ops.c, two = ops.c;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()),
                                              ridge::GemmPlan{g_real_kernel, tiny, 1}));
         g_spy_c = two.data(), g_spy_ldc = c.ldc();
-        const int64_t panels = (c.n + NR - 1) / NR;
-        g_spy_first_slow_column = (panels - panels / 2) * NR;  // thread 1's share: the upper (smaller) half of the panels
+        g_spy_first_slow_row = cs.first_slow_row, g_spy_first_slow_column = cs.first_slow_column;
         g_slow_thread_tiles = 0, g_helped_tiles = 0;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()),
                                              ridge::GemmPlan{&spy, tiny, 2}));
@@ -364,7 +376,7 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         ASSERT_TRUE(matches(c, two, expected_c(c, ops.a.data(), ops.b.data(), ops.c.data()), bound_for(c)));
         EXPECT_EQ(0, std::memcmp(one.data(), two.data(), sizeof(float) * size_t(c.ldc() * c.n)))
             << "one thread and two sharing panels differ";
-        EXPECT_GT(g_helped_tiles.load(), 0) << "thread 0 ran no tile of thread 1's columns ("
+        EXPECT_GT(g_helped_tiles.load(), 0) << "thread 0 ran no tile of thread 1's share ("
                                             << g_slow_thread_tiles.load() << " tiles ran on thread 1)";
     }
 }

@@ -207,18 +207,21 @@ void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
     for (int64_t jp = panels.first; jp < panels.last; ++jp) run_micro_panel(st, jp, b_buffer);
 }
 
-// Sharing the micro-panels of a step within a team that splits C's columns
-// (run_column_slices). Each thread runs the five loops on its own columns; on
-// a shared machine one core is often slower for a while (measured here: the two
-// slices of a 2048^3 call finished 8-20% apart, at random from call to call),
-// so the faster thread would sit idle at the end. Instead each thread posts its
-// current step on its board, and claims its own micro-panels from it one at a
-// time; a thread done with its own columns claims the others' until all are
-// done, running each with the step's packed A and B, where they are. A thread
-// moves on to its next step (repacking A or B) only when every panel of the
-// current one has been run, whoever ran it. Each tile of C is still one
-// kernel call on the same packed operands, in the same order of KC steps, so
-// C is bit for bit what one thread computes.
+// Sharing the micro-panels of a step within a team whose threads each run the
+// macro-kernel on blocks of their own: the columns of C split
+// (run_column_slices), or the rows (a team schedule with one thread per
+// group). On a shared machine one core is often slower for a while (measured
+// here: the two slices of a 2048^3 call finished 8-20% apart, at random from
+// call to call), so the faster thread would sit idle, at the end or at each
+// KC step's barrier. Instead each thread posts its current step on its board,
+// and claims its own micro-panels from it one at a time; a thread done with
+// its own work up to a point (the whole call, or a KC step of the team)
+// claims the others' until they reach that point too, running each panel
+// with the step's packed A and B, where they are. A thread moves on to its
+// next step (repacking A or B) only when every panel of the current one has
+// been run, whoever ran it. Each tile of C is still one kernel call on the
+// same packed operands, in the same order of KC steps, so C is bit for bit
+// what one thread computes.
 constexpr int kClaimBits = 20;  // bits of the claim word for the panel count and the next panel
 constexpr uint64_t kClaimMask = (uint64_t{1} << kClaimBits) - 1;
 // Steps with more micro-panels than this are not posted (never at NC's sizes: a few thousand).
@@ -229,7 +232,7 @@ struct alignas(64) StepBoard {
     // compare the whole word, so a claim never lands on a later step's panels
     std::atomic<uint64_t> claim{0};
     std::atomic<int64_t> done{0};  // panels of the posted step finished, by anyone
-    std::atomic<bool> finished{false};  // the owner has no more steps
+    std::atomic<int64_t> reached{0};  // how far the owner has got (see help_until_others_reach)
     MacroStep step;  // written by the owner before it posts the step, read only by a thread holding a claim
 };
 
@@ -280,16 +283,20 @@ void run_shared_step(const PanelSharing& sh, const MacroStep& st, int64_t panels
     for (int64_t turn = 0; board.done.load(std::memory_order_acquire) != panels; ++turn) wait_turn(turn);
 }
 
-// The helper's side, once its own columns are done: run the others' unclaimed
-// panels until every thread of the team has finished its steps.
-void help_until_team_finished(const PanelSharing& sh, char* b_buffer) {
-    sh.boards[sh.self].finished.store(true, std::memory_order_release);
+// Points a thread reaches: the end of each KC step of a team schedule (1, 2,
+// ...), and the end of its work.
+constexpr int64_t kAllStepsDone = INT64_MAX;
+
+// The helper's side, once its own work up to `point` is done: run the others'
+// unclaimed panels until every thread of the team has reached it too.
+void help_until_others_reach(const PanelSharing& sh, int64_t point, char* b_buffer) {
+    sh.boards[sh.self].reached.store(point, std::memory_order_release);
     for (int64_t turn = 0;; ++turn) {
-        bool all_finished = true;
+        bool all_reached = true;
         for (int t = 0; t < sh.threads; ++t) {
             StepBoard& other = sh.boards[t];
-            if (t == sh.self || other.finished.load(std::memory_order_acquire)) continue;
-            all_finished = false;
+            if (t == sh.self || other.reached.load(std::memory_order_acquire) >= point) continue;
+            all_reached = false;
             for (int64_t jp; claim_panel(other, &jp);) {
                 const MacroStep st = other.step;  // stable until this claim's panel is done
                 run_micro_panel(st, jp, b_buffer);
@@ -298,15 +305,19 @@ void help_until_team_finished(const PanelSharing& sh, char* b_buffer) {
                 other.done.fetch_add(1, std::memory_order_release);
             }
         }
-        if (all_finished) return;
+        if (all_reached) return;
         wait_turn(turn);
     }
 }
 
 // The body every thread of the team runs; `tid` in [0, s.threads).
 // `traffic`: this thread's counters, or null when nobody asked for a report.
-// `sharing`: this thread's place in a column-split team whose threads share
-// out their micro-panels (a one-thread schedule each), or null.
+// `sharing`: this thread's place in a team whose threads share out their
+// micro-panels (column slices, each a one-thread schedule, or a team schedule
+// with one thread per group), or null. b_buffer: a micro-panel of B for
+// panels taken over from another thread's step that packs B per micro-panel
+// (only a one-thread schedule has such steps, and its own B buffer is free
+// once its own steps are done).
 void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
                 int tid, Traffic* traffic, bool stream_c, const PanelSharing* sharing) {
     const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
@@ -316,6 +327,8 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
     char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
     const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
     const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
+    char* b_buffer = s.threads == 1 ? buf.packed_b : nullptr;  // a team's buf.packed_b is the shared panel
+    int64_t steps_done = 0;  // KC steps, for help_until_others_reach
     if (ker.thread_begin) ker.thread_begin();
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
@@ -352,9 +365,9 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 step.c = g.c + ic + jc * g.ldc, step.ldc = g.ldc;
                 step.stream_c = stream_c;
                 if (mc > 0 && sharing != nullptr)
-                    run_shared_step(*sharing, step, b_panels, buf.packed_b);
+                    run_shared_step(*sharing, step, b_panels, b_buffer);
                 else if (mc > 0)
-                    macro_kernel(step, my_jr, buf.packed_b);
+                    macro_kernel(step, my_jr, b_buffer);
                 if (traffic && mc > 0) {
                     const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
                     const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
@@ -366,10 +379,13 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 }
                 if (s.jr_ways > 1) team_barrier(s);
             }
+            ++steps_done;
+            // A team repacks B after the barrier: help the others with this step's panels before it.
+            if (sharing != nullptr && s.threads > 1) help_until_others_reach(*sharing, steps_done, b_buffer);
             team_barrier(s);
         }
     }
-    if (sharing != nullptr) help_until_team_finished(*sharing, buf.packed_b);
+    if (sharing != nullptr) help_until_others_reach(*sharing, kAllStepsDone, b_buffer);
     // Non-temporal stores are weakly ordered: make them globally visible before
     // the team joins or the call returns (a full fence orders them on x86).
     if (stream_c) std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -477,6 +493,9 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
         run_thread(g, ker, s, buf, 0, plan.traffic, plan.stream_c, nullptr);
         return RIDGE_SUCCESS;
     }
+    // Threads with blocks of A of their own share out their micro-panels (see
+    // StepBoard); threads splitting one block's panels (jr_ways > 1) do not.
+    std::unique_ptr<StepBoard[]> boards(s.jr_ways == 1 ? new (std::nothrow) StepBoard[size_t(s.threads)] : nullptr);
     // One counter slot per thread, summed after the team joins (no shared writes in the loops).
     Traffic per_thread[kMaxCountedThreads];
     const bool counting = plan.traffic != nullptr && s.threads <= kMaxCountedThreads;
@@ -485,7 +504,9 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     {
         if (omp_get_num_threads() == s.threads) {  // else run_alone, below
             const int tid = omp_get_thread_num();
-            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c, nullptr);
+            const PanelSharing sharing{boards.get(), s.threads, tid};
+            run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c,
+                       boards ? &sharing : nullptr);
         } else {
 #pragma omp single
             short_team = true;
