@@ -2,15 +2,15 @@
 // j outer, i inner: the k x NR columns of B stay in L1 while the tiles of A
 // pass by; op(A) is small enough to stay in L2 (see dispatch.cpp for when
 // this path is taken), where every NR columns of C read it again.
-// Threads claim the NR-column tiles of C one at a time (TileCursor): each
-// thread reads all of op(A) into its own core's L2 and the columns of B of its tiles.
+// Threads claim the NR-column tiles of C one at a time (claim.h): each thread
+// reads all of op(A) into its own core's L2 and the columns of B of its tiles.
 // Every tile of C is one kernel call over all of k whichever thread runs it,
 // so C is bit-identical for any thread count.
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 
+#include "gemm/claim.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
@@ -57,21 +57,6 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a
     }
 }
 
-// A share of the column tiles of C, claimed one tile at a time by its thread
-// and, once they are done with their own, by the others: on a shared machine
-// one core is often slower for a while, and a tile costs the same wherever it
-// runs (every thread reads all of op(A) anyway, B and C only in the tile's
-// columns). A tile per claim from one counter for the whole team lost 5-13% at
-// 96^3 on 2 threads: the counter's line crossed between the cores at every
-// claim. A share's counter stays in its thread's cache until another comes
-// for what is left of it.
-struct alignas(64) TileCursor {
-    std::atomic<int64_t> next{0};
-    int64_t last = 0;
-};
-// Teams larger than this share cursors (threads t and t + kMaxCursors claim from one).
-constexpr int kMaxCursors = 64;
-
 // Packs op(A) (A transposed: each row of op(A) contiguous along k) into buf,
 // one panel per row tile of small_tiles.
 void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
@@ -114,12 +99,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     }
     bool out_of_memory = false;
     const int team = int(std::min<int64_t>(threads, c_tiles));
-    TileCursor cursors[kMaxCursors];
-    const int cursor_count = std::min(team, kMaxCursors);
-    for (int i = 0; i < cursor_count; ++i) {
-        cursors[i].next.store(c_tiles * i / cursor_count, std::memory_order_relaxed);
-        cursors[i].last = c_tiles * (i + 1) / cursor_count;
-    }
+    ClaimedShares column_tiles(c_tiles, team);  // a tile per claim: every tile costs the same anywhere
 #pragma omp parallel num_threads(team)
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
@@ -134,14 +114,10 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
         failed = out_of_memory;
         if (!failed) {
             if (g.trans_a) pack_transposed_a(g, ker, packed_a);
-            // Its own share first, then what is left of the others' (and of
-            // shares whose threads OpenMP did not start).
-            const int own = omp_get_thread_num() % cursor_count;
-            for (int i = 0; i < cursor_count; ++i) {
-                TileCursor& cursor = cursors[(own + i) % cursor_count];
-                for (int64_t tile; (tile = cursor.next.fetch_add(1, std::memory_order_relaxed)) < cursor.last;)
-                    small_tiles(g, ker, g.trans_a ? packed_a : nullptr, tile, tile + 1);
-            }
+            // (Shares of threads OpenMP did not start are left over for the others.)
+            column_tiles.run_claimed(omp_get_thread_num(), [&](int64_t tile) {
+                small_tiles(g, ker, g.trans_a ? packed_a : nullptr, tile, tile + 1);
+            });
         }
     }
     return out_of_memory ? RIDGE_OUT_OF_MEMORY : RIDGE_SUCCESS;
