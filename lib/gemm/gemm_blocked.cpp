@@ -11,7 +11,8 @@
 // count, so results are bit-identical for any thread count. A team either
 // splits the columns of C, each thread running all five loops on its own
 // share (run_column_slices), or shares each B panel and splits ic and jr
-// within it (run_thread with a team schedule); see splits_columns.
+// within it (run_thread with a team schedule); see splits_columns. A thread
+// out of work runs another's micro-panels not yet started (StepBoard).
 #include <omp.h>
 
 #include <algorithm>
