@@ -270,14 +270,21 @@ TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
 // With plan.threads = 2 both OpenMP threads run microkernels (the work is shared,
 // not done twice or by one thread): a spy kernel records which threads called it.
 // Threads that find work left over take it (see FastThreadRunsSlowThreadsPanelsSameBits),
-// so a thread that starts late could find none: each spied call sleeps a little,
-// longer than a thread takes to wake.
+// so a thread that starts late could legitimately find none left: each thread's
+// first spied call waits (up to 2 s) until another thread has called the kernel
+// too, which a library that shares the work lets happen, and one that runs it
+// all on one thread does not.
 std::atomic<unsigned> g_threads_seen{0};
 const ridge::GemmKernel* g_real_kernel = nullptr;
-void spy_pause() { std::this_thread::sleep_for(std::chrono::microseconds(200)); }
+void meet_the_other_thread() {
+    const unsigned me = 1u << (omp_get_thread_num() & 31);
+    if (g_threads_seen.fetch_or(me) & me) return;  // not this thread's first call
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while ((g_threads_seen.load() & ~me) == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
 void thread_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
-    g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
-    spy_pause();
+    meet_the_other_thread();
     g_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
@@ -325,7 +332,14 @@ void slow_thread_ukr(int64_t kc, float alpha, const void* a, const void* b, floa
     const int64_t offset = c - g_spy_c;
     const bool slow_share = offset / g_spy_ldc >= g_spy_first_slow_column && offset % g_spy_ldc >= g_spy_first_slow_row;
     if (slow_thread) {
-        g_slow_thread_tiles.fetch_add(1);
+        // The first call holds thread 1 (up to 2 s) until thread 0 has taken a
+        // tile over, so that the test does not depend on how the OS schedules
+        // the two; the later ones sleep.
+        if (g_slow_thread_tiles.fetch_add(1) == 0) {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (g_helped_tiles.load() == 0 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(300));
     } else if (slow_share) {
         g_helped_tiles.fetch_add(1);
@@ -385,8 +399,7 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
 // place and with A transposed (packed by each thread).
 void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
                       const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
-    g_threads_seen.fetch_or(1u << (omp_get_thread_num() & 31));
-    spy_pause();
+    meet_the_other_thread();
     g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
@@ -414,16 +427,22 @@ TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
 }
 
 // On the small path too a slow thread's share goes to the other: thread 1's
-// calls sleep 5 ms, so thread 0 (not sleeping) runs most of the column tiles
-// rather than the half a split made in advance would give it; C as on one thread.
+// calls wait, so thread 0 runs most of the column tiles rather than the half a
+// split made in advance would give it; C as on one thread.
 std::atomic<int64_t> g_fast_thread_calls{0}, g_all_calls{0};
 void slow_thread_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
                        const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
     g_all_calls.fetch_add(1);
-    if (omp_get_thread_num() == 1)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    else
+    if (omp_get_thread_num() == 1) {
+        // Held (up to 2 s) until thread 0 has run 6 tiles, which it can only
+        // by taking some of thread 1's share: the test then does not depend on
+        // how the OS schedules the two.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (g_fast_thread_calls.load() < 6 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+    } else {
         g_fast_thread_calls.fetch_add(1);
+    }
     g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
