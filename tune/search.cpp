@@ -298,10 +298,11 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // The run of sizes from the bottom where reading in place keeps up (2% for
         // noise), judged on paired ratios (each path's rate over the other's in
         // the same round) and on samples of several calls each: a sample of one
-        // call is mostly the first call after another plan ran, and at 512^3 the
-        // small path's first call reads op(A) back into L2 that the blocked
-        // path's packing took (two tuner runs in a row: 1 thread 0.98x and
-        // 1.03x; ridge-bench, each path alone for 50 ms per round, 1.05-1.07x).
+        // call is mostly the first call after another plan ran, with the
+        // operands where that plan left them (at 512^3, one thread, two tuner
+        // runs in a row with one-call samples measured the small path at 0.98x
+        // and 1.03x the blocked one; ridge-bench, each path alone for 50 ms per
+        // round, 1.05-1.07x).
         // A size that falls short is measured once more, longer, before the
         // search stops there: on this project's shared VM one 7-round
         // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
