@@ -225,8 +225,9 @@ void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
 // what one thread computes.
 constexpr int kClaimBits = 20;  // bits of the claim word for the panel count and the next panel
 constexpr uint64_t kClaimMask = (uint64_t{1} << kClaimBits) - 1;
-// Steps with more micro-panels than this are not posted (never at NC's sizes: a few thousand).
-constexpr int64_t kMaxPostedPanels = int64_t(kClaimMask) - kMaxCountedThreads;
+// Steps with more micro-panels than the claim word counts are not posted (never
+// at NC's sizes: a few thousand). Claims never count past a step's panels.
+constexpr int64_t kMaxPostedPanels = int64_t(kClaimMask);
 
 struct alignas(64) StepBoard {
     // step number (upper bits) | panel count | next unclaimed panel: claims
