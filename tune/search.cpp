@@ -129,10 +129,10 @@ std::vector<Problem> make_problems(const KernelSearch& s) {
 }
 
 // The first square size n (in order) at which plan `two` (2 threads) runs at
-// least 1.2x plan `one` (the same path on 1 thread), 20% being above the noise
-// of a shared second core: a thread per n^3 flops from there (each of the two
-// gets half of 2n^3). 0 when no size pays before time runs out. Each size
-// measured is a line of `out`, labelled `what`.
+// least 1.2x plan `one` (the same path on 1 thread; the median of per-round
+// ratios), 20% being above the noise of a shared second core: a thread per
+// n^3 flops from there (each of the two gets half of 2n^3). 0 when no size
+// pays before time runs out. Each size measured is a line of `out`, labelled `what`.
 double flops_per_thread_where_two_pay(const ridge::GemmPlan& one, const ridge::GemmPlan& two,
                                       std::initializer_list<int64_t> sizes, const char* what, double seconds,
                                       Crossover* out) {
@@ -140,12 +140,12 @@ double flops_per_thread_where_two_pay(const ridge::GemmPlan& one, const ridge::G
     for (int64_t n : sizes) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
         Problem p(ridge::Dtype::f32, n);
-        const std::vector<double> g = interleaved_gflops(p, {one, two}, 7);
+        const Timed t = time_plans(p, {one, two}, 7);
         char line[128];
-        std::snprintf(line, sizeof line, "n=%lld: %s1 thread %.1f GFLOP/s, 2 threads %.1f (%.2fx)", (long long)n,
-                      what, g[0], g[1], g[1] / g[0]);
+        std::snprintf(line, sizeof line, "n=%lld: %s1 thread %.1f GFLOP/s, 2 threads %.1f (paired %.2fx)",
+                      (long long)n, what, t.gflops[0], t.gflops[1], t.ratio[1]);
         out->lines.push_back(line);
-        if (g[1] >= 1.2 * g[0]) return double(n) * double(n) * double(n);
+        if (t.ratio[1] >= 1.2) return double(n) * double(n) * double(n);
     }
     return 0;
 }
