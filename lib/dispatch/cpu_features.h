@@ -36,11 +36,11 @@ Isa best_supported_isa();
 CpuSignature this_cpu_signature();
 
 const char* isa_name(Isa isa);
+bool parse_isa(const char* text, Isa* out);
 
 // The CPU's hint for the body of a spin-wait loop (x86's pause): the waiting
 // thread yields its core's issue slots to a hyperthread sibling, and leaves the
 // loop without a memory-order misprediction. Nothing on other CPUs.
 void spin_wait_hint();
-bool parse_isa(const char* text, Isa* out);
 
 }  // namespace ridge
