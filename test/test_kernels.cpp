@@ -648,7 +648,7 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
         for (int64_t n : {int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
             const int64_t block = ridge::skinny_block_rows(n, ker->MR);
             ASSERT_EQ(block % ker->MR, 0);
-            const int64_t k = 2 * ridge::skinny_chunk_columns(n) + 7;
+            const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32) + 7;
             for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
                 Call call;
                 call.m = m, call.n = n, call.k = k;

@@ -753,7 +753,7 @@ TEST(Driver16, SubnormalsPerKernel) {
 // The skinny path (few columns, A untransposed, read in place and widened to
 // fp32 as the kernel loads it) with each 16-bit kernel that has one: m around
 // the 32-row tiles and the prefetch distance, n spread over one to eleven
-// column groups, k around both chunk lengths (16 and 32), B as stored both
+// column groups, k around the chunk lengths (16, 32, 64), B as stored both
 // ways (converted while it is copied), padded leading dimensions, alpha and
 // beta (beta = 0 over NaN), 1 and 3 threads (rows split between them).
 TEST(Driver16, SkinnyPathEveryKernelThatHasOne) {
@@ -770,7 +770,7 @@ TEST(Driver16, SkinnyPathEveryKernelThatHasOne) {
         const int64_t MR = ker->MR;
         for (int64_t m : {MR * 2, MR * 5 - 3, MR * 7 + 17})
             for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{12}, int64_t{13}, int64_t{24}, int64_t{25}, int64_t{64}, ridge::kSkinnyMaxN})
-                for (int64_t k : {1, 16, 17, 33, 70}) {
+                for (int64_t k : {1, 16, 17, 33, 70, 131}) {
                     Call c;
                     c.m = m, c.n = n, c.k = k, c.tb = serial % 2 == 1;
                     c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];

@@ -603,7 +603,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
         // L2 once each, then stay in L1 while op(A) passes).
         r.memory_bytes = r.ideal_bytes;
         if (plan.skinny_path) {
-            const int64_t chunk = skinny_chunk_columns(g.n);
+            const int64_t chunk = skinny_chunk_columns(g.n, g.input);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);

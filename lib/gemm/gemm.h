@@ -82,9 +82,9 @@ ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kern
 // fp32, on its stack).
 constexpr int64_t kSkinnyMaxN = 128;
 ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads);
-// Columns of A (k steps) per chunk of that sweep, for n columns of C; C is
-// read and written once per chunk.
-int64_t skinny_chunk_columns(int64_t n);
+// Columns of A (k steps) per chunk of that sweep, for n columns of C and A of
+// type `input`; C is read and written once per chunk.
+int64_t skinny_chunk_columns(int64_t n, Dtype input);
 // Rows of C per block of that sweep (a whole number of MR tiles): each block
 // runs all of its chunks before the next, so its C stays in L2.
 int64_t skinny_block_rows(int64_t n, int64_t MR);

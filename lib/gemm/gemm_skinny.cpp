@@ -10,7 +10,7 @@
 // a chunk each tile of A rows (MR rows of the chunk, from L1) meets every
 // column group of C before the sweep moves on, and the kernel prefetches the
 // tile kPrefetchTiles further on while it computes.
-// B's chunk (its rows of op(B), at most 16 KiB as fp32) is copied k-major first,
+// B's chunk (its rows of op(B), at most 32 KiB as fp32) is copied k-major first,
 // converted to fp32, so the kernel's broadcasts come from one pointer at fixed
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
 // are fp32's): half the bytes streamed.
@@ -25,19 +25,27 @@
 namespace ridge {
 namespace {
 
-// Columns of A per chunk. Each column is one sequential stream from memory,
-// and each chunk ends with an update of every tile of C (read, add, write).
-// Below 16 columns of C the sweep is bound by reading A (intensity ~n/2
-// flop/byte, below this machine's ridge point of ~8): 16 streams, within the
-// 16-32 the L2 streamer of current cores tracks at once. From 16 columns on the
-// kernel binds (at 16, two 8-column tiles: a C update for every 16 FMAs per k
-// step), and 32-column chunks halve the C updates (the kernel's own prefetch,
-// kPrefetchTiles ahead, covers streams the hardware drops).
+// Columns of A per chunk (see skinny_chunk_columns). Each column is one
+// sequential stream from memory, and each chunk ends with an update of every
+// tile of C (read, add, write). Below 16 columns of C the sweep is bound by
+// reading A (intensity ~n/2 flop/byte, below this machine's ridge point of
+// ~8): 16 streams, within the 16-32 the L2 streamer of current cores tracks at
+// once. From 16 columns on the kernel binds (at 16, two 8-column tiles: a C
+// update for every 16 FMAs per k step), and longer chunks cut the C updates
+// (the kernel's own prefetch, kPrefetchTiles ahead, covers streams the
+// hardware drops). How long depends on how hard the sweep still leans on
+// memory: an fp32 A up to 32 columns of C takes 32-column chunks, a 16-bit A
+// (half the bytes per column) or more than 32 columns of C take 64.
 // Measured, 1 thread, 4096 x n x 4096 (GFLOP/s, 16 / 32 columns a chunk):
 // n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127; n = 16
 // in six alternating runs 121-137 / 121-131, on 2 threads 202-224 / 237-249,
 // fp16 A 128-134 / 141-144, 2048 x 16 x 2048 128-138 / 130-141.
-constexpr int64_t kMaxChunkColumns = 32;
+// Then 64 / 32 columns a chunk (medians of paired per-call ratios, two builds
+// alternating in one process): fp32 n = 16 0.92, 32 0.96-1.00, 40 1.02, 48
+// 1.04, 64 1.04-1.07 (2 threads 1.03), 96 1.06; fp16 A n = 16 1.08, 32 1.08,
+// 64 1.12; bf16 A n = 32 1.12, 64 1.12. 128 columns lost at n = 16-32 (0.66-0.85)
+// and gained nothing at 64 (0.98-1.07).
+constexpr int64_t kMaxChunkColumns = 64;
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -121,7 +129,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, ker.NR);
-    const int64_t chunk = skinny_chunk_columns(g.n);
+    const int64_t chunk = skinny_chunk_columns(g.n, g.input);
     const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
@@ -154,7 +162,10 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 }  // namespace
 
-int64_t skinny_chunk_columns(int64_t n) { return n < 16 ? 16 : kMaxChunkColumns; }
+int64_t skinny_chunk_columns(int64_t n, Dtype input) {
+    if (n < 16) return 16;
+    return n > 32 || dtype_bytes(input) == 2 ? kMaxChunkColumns : 32;
+}
 
 int64_t skinny_block_rows(int64_t n, int64_t MR) {
     return MR * std::max<int64_t>(1, kCBlockBytes / (n * int64_t(sizeof(float)) * MR));
