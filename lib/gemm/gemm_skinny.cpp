@@ -8,8 +8,8 @@
 // runs (a number the hardware prefetchers can follow) and the block's C stays
 // in L2 between chunks (all rows when C is small; a wide C in blocks). Within
 // a chunk each tile of A rows (MR rows of the chunk, from L1) meets every
-// column group of C before the sweep moves on, and the kernel prefetches the
-// tile kPrefetchTiles further on while it computes.
+// column group of C before the sweep moves on, and the kernel prefetches a
+// tile a few further on while it computes (prefetch_tiles_ahead).
 // B's chunk (its rows of op(B), at most 32 KiB as fp32) is copied k-major first,
 // converted to fp32, so the kernel's broadcasts come from one pointer at fixed
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
@@ -32,7 +32,7 @@ namespace {
 // ~8): 16 streams, within the 16-32 the L2 streamer of current cores tracks at
 // once. From 16 columns on the kernel binds (at 16, two 8-column tiles: a C
 // update for every 16 FMAs per k step), and longer chunks cut the C updates
-// (the kernel's own prefetch, kPrefetchTiles ahead, covers streams the
+// (the kernel's own prefetch of the tiles ahead covers streams the
 // hardware drops). How long depends on how hard the sweep still leans on
 // memory: an fp32 A up to 32 columns of C takes 32-column chunks, a 16-bit A
 // (half the bytes per column) or more than 32 columns of C take 64.
@@ -49,9 +49,18 @@ constexpr int64_t kMaxChunkColumns = 64;
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
-// few hundred cycles of FMAs). 2, 4 and 8 measured within noise of each other;
-// without it 10-15% slower at n = 16..64.
-constexpr int64_t kPrefetchTiles = 4;
+// few hundred cycles of FMAs), near enough that the tiles on their way, the
+// tile being computed and B's chunk share L1. Measured first with 32 fp32
+// columns a chunk (4 KiB tiles): 2, 4 and 8 within noise of each other;
+// without it 10-15% slower at n = 16..64. Hence 16 KiB of tiles ahead, at most
+// 4 tiles: the 8 KiB tiles of 64 fp32 columns go 2 ahead (against 4: n = 40
+// 1.013, 48 1.012-1.028, 64 1.007-1.010), smaller tiles stay 4 ahead (8 ahead
+// at fp32 n = 4-8 1.008-1.015, 16 ahead at fp16 n = 4-8 0.989-0.998).
+constexpr int64_t kPrefetchBytesAhead = 16 * 1024;
+constexpr int64_t kMaxPrefetchTiles = 4;
+int64_t prefetch_tiles_ahead(int64_t MR, int64_t chunk, int64_t bytes) {
+    return std::clamp<int64_t>(kPrefetchBytesAhead / (MR * chunk * bytes), 1, kMaxPrefetchTiles);
+}
 
 // Column groups: n split into the fewest groups of at most NR columns, as
 // even as possible (16 = 8 + 8, not 12 + 4), so that no call runs a narrow
@@ -122,8 +131,8 @@ constexpr int64_t kCBlockBytes = 512 * 1024;
 
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
 // every chunk of k steps, each tile of the block. The kernel prefetches the
-// tile kPrefetchTiles further on in that order (past a block's last tile, the
-// same block's first tiles of the next chunk).
+// tile prefetch_tiles_ahead further on in that order (past a block's last
+// tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles, int64_t tile_first,
                 int64_t tile_last) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
@@ -131,6 +140,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const ColumnGroups groups = column_groups(g.n, ker.NR);
     const int64_t chunk = skinny_chunk_columns(g.n, g.input);
     const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
+    const int64_t tiles_ahead = prefetch_tiles_ahead(ker.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
@@ -143,8 +153,8 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
             copy_b_chunk(g, p0, kc, b_chunk);
             for (int64_t t = block_first; t < block_last; ++t) {
                 const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
-                // The tile kPrefetchTiles on: in this chunk, or wrapped into the next one.
-                const int64_t ahead = t - block_first + kPrefetchTiles;
+                // The tile tiles_ahead on: in this chunk, or wrapped into the next one.
+                const int64_t ahead = t - block_first + tiles_ahead;
                 const int64_t ahead_p0 = p0 + chunk * (ahead / block_count);
                 const char* ahead_tile =
                     ahead_p0 < g.k ? tile_of_a(ahead_p0, block_first + ahead % block_count) : nullptr;
