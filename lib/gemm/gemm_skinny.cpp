@@ -27,24 +27,26 @@ namespace {
 
 // Columns of A per chunk (see skinny_chunk_columns). Each column is one
 // sequential stream from memory, and each chunk ends with an update of every
-// tile of C (read, add, write). Below 16 columns of C the sweep is bound by
-// reading A (intensity ~n/2 flop/byte, below this machine's ridge point of
-// ~8): 16 streams, within the 16-32 the L2 streamer of current cores tracks at
-// once. From 16 columns on the kernel binds (at 16, two 8-column tiles: a C
-// update for every 16 FMAs per k step), and longer chunks cut the C updates
-// (the kernel's own prefetch of the tiles ahead covers streams the
-// hardware drops). How long depends on how hard the sweep still leans on
-// memory: an fp32 A up to 32 columns of C takes 32-column chunks, a 16-bit A
-// (half the bytes per column) or more than 32 columns of C take 64.
+// tile of C (read, add, write). Below 8 columns of C the sweep is bound by
+// reading A (intensity ~n/2 flop/byte, well below this machine's ridge point
+// of ~8): 16 streams, within the 16-32 the L2 streamer of current cores tracks
+// at once. From 8 columns on the C updates weigh more (at 8, one 8-column tile:
+// a C update every 16 k steps of 16 FMAs), and longer chunks cut them (the
+// kernel's own prefetch of the tiles ahead covers streams the hardware drops).
+// How long depends on how hard the sweep still leans on memory: an fp32 A up
+// to 32 columns of C takes 32-column chunks, a 16-bit A (half the bytes per
+// column) or more than 32 columns of C take 64.
 // Measured, 1 thread, 4096 x n x 4096 (GFLOP/s, 16 / 32 columns a chunk):
 // n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127; n = 16
 // in six alternating runs 121-137 / 121-131, on 2 threads 202-224 / 237-249,
 // fp16 A 128-134 / 141-144, 2048 x 16 x 2048 128-138 / 130-141.
-// Then 64 / 32 columns a chunk (medians of paired per-call ratios, two builds
-// alternating in one process): fp32 n = 16 0.92, 32 0.96-1.00, 40 1.02, 48
-// 1.04, 64 1.04-1.07 (2 threads 1.03), 96 1.06; fp16 A n = 16 1.08, 32 1.08,
-// 64 1.12; bf16 A n = 32 1.12, 64 1.12. 128 columns lost at n = 16-32 (0.66-0.85)
-// and gained nothing at 64 (0.98-1.07).
+// Then, medians of paired per-call ratios (two builds alternating in one
+// process), 64 / 32 columns a chunk: fp32 n = 16 0.92, 32 0.96-1.00, 40 1.02,
+// 48 1.04, 64 1.04-1.07 (2 threads 1.03), 96 1.06; fp16 A n = 16 1.08, 32
+// 1.08, 64 1.12; bf16 A n = 32 1.12, 64 1.12; 128 columns lost at n = 16-32
+// (0.66-0.85) and gained nothing at 64 (0.98-1.07). Below 16 columns, 32 / 16
+// columns a chunk: fp32 n = 2 0.98, 4 1.00-1.02, 8 1.04-1.05, 12 1.10; and 64
+// / 16 with fp16 A: n = 4 0.97, 8 1.16, 12 1.26.
 constexpr int64_t kMaxChunkColumns = 64;
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
@@ -173,7 +175,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 }  // namespace
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input) {
-    if (n < 16) return 16;
+    if (n < 8) return 16;
     return n > 32 || dtype_bytes(input) == 2 ? kMaxChunkColumns : 32;
 }
 
