@@ -7,8 +7,8 @@
 // 1024 of k and 16 rows, from L2) and reused by every group of columns. Two
 // kernel forms:
 // - 9 to 48 rows, outer products (GemmKernel::few_rows_outer): op(A)
-//   packed as a panel of columns 16, 32 or 48 rows tall, groups of 24, 12 or
-//   8 columns of B (24 accumulators);
+//   packed as a panel of columns 16, 32 or 48 rows tall, groups of 16, 12 or
+//   8 columns of B (16, 24 and 24 accumulators; see group_columns);
 // - up to 8 rows (or no outer kernel), dot products (few_rows): C(i, j) is
 //   row i of op(A) (packed into zero-padded rows) times column j of B, groups
 //   of 3 columns. Outer products spend 16 lanes per FMA whatever m is.
@@ -44,14 +44,25 @@ constexpr int64_t kRowGroup = 8;   // the dot kernel's tile height: rows are pac
 constexpr int64_t kKStep = 16;     // one zmm along k: rows are padded to a multiple of this
 // Columns per group (one kernel call): the kernels' tile widths.
 constexpr int64_t kDotGroupCols = 3;
-constexpr int64_t kOuterAccumulators = 24;  // the outer kernel's tile: 24 / vectors columns
+constexpr int64_t kOuterAccumulators = 24;  // the outer kernel's tile: 24 / vectors columns,
+constexpr int64_t kOuterOneVectorCols = 16;  // except 16 for rows in one vector
 
 bool outer_form(const GemmArgs& g, const GemmKernel& ker) {
     return g.m > kRowGroup && ker.few_rows_outer != nullptr;
 }
 int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
+// With one vector of rows (9-16) a group streams 16 columns of B, not 24:
+// every column is a stream from memory, and the kernel copies a line of each
+// per 16 k steps. Measured, 16 / 24 columns, 1 thread, two builds alternated
+// call by call in one process (medians of 21-31 paired ratios): 16 x 4096 x
+// 4096 1.100 and 1.141 (20 columns 1.074, 8 1.025; 12, run as 8 + 4, 0.863),
+// 12 rows 1.129, 2 threads 1.068, fp16 B 1.033, bf16 B 1.044, 4096 x 16 x 4096
+// TN (C^T) 1.075. Two and three vectors keep 24 accumulators (fewer columns
+// measured 0.86-0.92 at 32 rows, 0.84 at 48).
 int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
-    return outer_form(g, ker) ? kOuterAccumulators / outer_vectors(g.m) : kDotGroupCols;
+    if (!outer_form(g, ker)) return kDotGroupCols;
+    const int64_t vectors = outer_vectors(g.m);
+    return vectors == 1 ? kOuterOneVectorCols : kOuterAccumulators / vectors;
 }
 
 // Row stride of the packed A: k rounded up to 16, plus 16 floats so that rows

@@ -27,9 +27,11 @@
 // Software prefetch of B measured no better
 // than the hardware prefetchers following the sequential column streams.
 //
-// Tiles: 24 accumulators, as 16 rows x 24 columns, 32 x 12 or 48 x 8 (the
-// last vector of rows masked). Narrower remainders run as at most one tile of
-// each narrower width (16, 8, 4, 2, 1 columns).
+// Tiles: 16 rows x 16 columns (16 accumulators: the driver's groups for one
+// vector of rows are 16 columns, fewer streams of B at once than 24; see
+// gemm_skinny_m.cpp), 32 x 12 or 48 x 8 (24 accumulators); the last vector of
+// rows masked. Narrower remainders run as at most one tile of each narrower
+// width (8, 4, 2, 1 columns).
 #pragma once
 
 #include <immintrin.h>
@@ -111,9 +113,8 @@ struct Width {
     Tile tile;
 };
 
-// Whole tiles of the widest width (24 accumulators: 24, 12 or 8 columns for
-// 1, 2 or 3 vectors of rows), then a remainder as at most one tile of each
-// narrower width.
+// Whole tiles of the widest width (16, 12 or 8 columns for 1, 2 or 3 vectors
+// of rows), then a remainder as at most one tile of each narrower width.
 template <typename Load, size_t N>
 void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                 const void* b, int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -125,8 +126,8 @@ void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, floa
 }
 
 template <typename Load>
-constexpr Width kOneVector[] = {{24, tile<Load, 1, 24>}, {16, tile<Load, 1, 16>}, {8, tile<Load, 1, 8>},
-                                {4, tile<Load, 1, 4>},   {2, tile<Load, 1, 2>},   {1, tile<Load, 1, 1>}};
+constexpr Width kOneVector[] = {{16, tile<Load, 1, 16>}, {8, tile<Load, 1, 8>}, {4, tile<Load, 1, 4>},
+                                {2, tile<Load, 1, 2>},   {1, tile<Load, 1, 1>}};
 template <typename Load>
 constexpr Width kTwoVectors[] = {{12, tile<Load, 2, 12>}, {8, tile<Load, 2, 8>}, {4, tile<Load, 2, 4>},
                                  {2, tile<Load, 2, 2>},   {1, tile<Load, 2, 1>}};
