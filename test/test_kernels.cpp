@@ -665,6 +665,25 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
     }
 }
 
+// Whether C (m x n, ldc) is alpha * A * B within the error bound for k, A
+// (m x k, lda) and B (k x n, ldb) untransposed, the product taken in double;
+// names the first element that is not.
+testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const float* a, int64_t lda,
+                                            const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                                            float alpha) {
+    const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, 0.0f, 1.0);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double want = 0.0;
+            for (int64_t p = 0; p < k; ++p) want += double(a[i + p * lda]) * double(b[p + j * ldb]);
+            const double got = c[i + j * ldc];
+            if (!(std::abs(alpha * want - got) <= bound))
+                return testing::AssertionFailure() << "C(" << i << "," << j << ") = " << got << ", want "
+                                                   << alpha * want << " within " << bound;
+        }
+    return testing::AssertionSuccess();
+}
+
 // The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15
 // floats into a cache line, lda a multiple of 16 (the sweep then starts with a
 // tile up to the first aligned row) or not: C is bit for bit what the aligned
@@ -704,15 +723,7 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
                         g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ldc;
                         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
                         if (offset == 0) {
-                            const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, 0.0f, 1.0);
-                            for (int64_t j = 0; j < n; ++j)
-                                for (int64_t i = 0; i < m; ++i) {
-                                    double want = 0.0;
-                                    for (int64_t p = 0; p < k; ++p)
-                                        want += double(a[size_t(i + p * lda)]) * b[size_t(p + j * k)];
-                                    ASSERT_NEAR(g.alpha * want, c[size_t(i + j * ldc)], bound)
-                                        << "C(" << i << "," << j << ")";
-                                }
+                            ASSERT_TRUE(near_exact_product(c.data(), ldc, a.data(), lda, b.data(), k, m, n, k, g.alpha));
                             aligned_c = c;
                             continue;
                         }
@@ -758,7 +769,7 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
 // has one: every m from 1 to 16 (dot products in one or two 8-row tiles up to
 // 8, outer products of 16-row columns above) and m around 32 and 48 (outer
 // products of 2 and 3 vectors, the last one masked), n around the groups of 3
-// and of 24, 12 or 8 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 =
+// and of 16, 12 or 8 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 =
 // 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1), k around the 16-wide
 // steps (the masked tail), every transpose pair, padded leading dimensions,
 // and 1 and 3 threads (groups split between them).
@@ -784,6 +795,59 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
                     plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;  // 3 threads: at least 2 groups
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
+    }
+}
+
+// The few-rows path's outer products with B's columns starting 1, 4 (malloc's
+// 16 bytes) or 15 floats into a 16-float run, ldb a multiple of 16 (the kernel
+// then takes the steps up to the next run first, so that every copy of a
+// column reads one aligned run) or not: C is bit for bit what the aligned B
+// gives (each element's sum runs over k in the same order) and within the
+// error bound of the exact product; k shorter than the head steps, around
+// them and over several runs; 1 and 3 threads.
+TEST(Kernels, DriverSkinnyMPathWithBStartingInsideARun) {
+    const uint32_t seed = test_seed() + 17;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_few_rows_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a few-rows path runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        if (ker->few_rows_outer == nullptr) continue;
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_m_path = true;
+        SCOPED_TRACE(std::string(ker->name) + " skinny_m path");
+        for (int64_t m : {int64_t{9}, int64_t{16}, int64_t{32}, int64_t{48}})
+            for (int64_t k : {int64_t{3}, int64_t{12}, int64_t{13}, int64_t{70}})
+                for (int64_t ldb : {(k + 15) / 16 * 16 + 16, k + 3})
+                    for (int threads : {1, 3}) {
+                        const int64_t n = 37, lda = m, ldc = m + 2;
+                        SCOPED_TRACE("m=" + std::to_string(m) + " k=" + std::to_string(k) + " ldb=" +
+                                     std::to_string(ldb) + " threads=" + std::to_string(threads));
+                        std::vector<float> a(size_t(lda * k)), b(size_t(ldb * n));
+                        for (float& x : a) x = dist(rng);
+                        for (float& x : b) x = dist(rng);
+                        AlignedFloats b_buf(size_t(ldb * n + 16));
+                        std::vector<float> c(size_t(ldc * n)), aligned_c;
+                        plan.threads = threads;
+                        for (int64_t offset : {0, 1, 4, 15}) {
+                            SCOPED_TRACE("B offset " + std::to_string(offset));
+                            std::copy(b.begin(), b.end(), b_buf.p + offset);
+                            std::fill(c.begin(), c.end(), quiet_nan());
+                            ridge::GemmArgs g;
+                            g.m = m, g.n = n, g.k = k, g.alpha = 0.75f, g.beta = 0.0f;
+                            g.a = a.data(), g.lda = lda, g.b = b_buf.p + offset, g.ldb = ldb;
+                            g.c = c.data(), g.ldc = ldc;
+                            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                            if (offset == 0) {
+                                ASSERT_TRUE(near_exact_product(c.data(), ldc, a.data(), lda, b.data(), ldb, m, n, k, g.alpha));
+                                aligned_c = c;
+                                continue;
+                            }
+                            ASSERT_EQ(0, std::memcmp(c.data(), aligned_c.data(), c.size() * sizeof(float)))
+                                << "C differs from the aligned B's";
+                        }
+                    }
     }
 }
 

@@ -78,6 +78,18 @@ inline void accumulate_steps(int64_t steps, const float* panel, const typename L
     }
 }
 
+// Steps before B's columns reach a boundary of kStepsPerCopy elements (a
+// 64-byte line of fp32), when all columns are equally far from one; else 0.
+// A malloc'ed B starts 16 bytes into a line: without this every copy of a
+// column straddles two lines.
+template <typename Load>
+int64_t steps_to_aligned_run(const typename Load::T* b, int64_t ldb) {
+    constexpr int64_t bytes = sizeof(typename Load::T), run = kStepsPerCopy * bytes;
+    const int64_t offset = int64_t(reinterpret_cast<uintptr_t>(b) % uintptr_t(run));
+    if (offset == 0 || offset % bytes != 0 || (ldb * bytes) % run != 0) return 0;
+    return (run - offset) / bytes;
+}
+
 // C[0:m, 0:NJ] = alpha * A[0:m, 0:k] * B[0:k, 0:NJ] + beta * C, 16 * (V - 1) < m <= 16 * V.
 template <typename Load, int V, int NJ>
 void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_in, int64_t ldb, float beta,
@@ -89,7 +101,15 @@ void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_i
     for (int j = 0; j < NJ; ++j)
 #pragma GCC unroll 3
         for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
+    // When every column starts the same distance into a run of 16 elements
+    // (ldb a whole number of such runs), the steps up to the next boundary go
+    // first, so that every later copy reads one aligned run (a line of fp32).
+    const int64_t head = steps_to_aligned_run<Load>(b, ldb);
     int64_t p = 0;
+    if (head > 0 && head < k) {
+        accumulate_steps<Load, V, NJ, 0>(head, panel, b, ldb, buffer, acc);
+        p = head;
+    }
     for (; p + kStepsPerCopy <= k; p += kStepsPerCopy)
         accumulate_steps<Load, V, NJ, kStepsPerCopy>(kStepsPerCopy, panel + p * V * kLanes, b + p, ldb, buffer, acc);
     if (p < k) accumulate_steps<Load, V, NJ, 0>(k - p, panel + p * V * kLanes, b + p, ldb, buffer, acc);
