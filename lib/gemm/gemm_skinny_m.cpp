@@ -54,8 +54,10 @@ int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
 // With one vector of rows (9-16) a group streams 16 columns of B, not 24:
 // every column is a stream from memory, and the kernel copies a line of each
 // per 16 k steps. Measured, 16 / 24 columns, 1 thread, two builds alternated
-// call by call in one process (medians of 21-31 paired ratios): 16 x 4096 x
-// 4096 1.100 and 1.141 (20 columns 1.074, 8 1.025; 12, run as 8 + 4, 0.863),
+// call by call in one process (medians of 21-31 paired ratios; malloc'ed
+// matrices, and with 64-byte aligned ones 1.00-1.14, the gain showing while
+// the host is busy): 16 x 4096 x 4096 1.100 and 1.141 (20 columns 1.074, 8
+// 1.025; 12, run as 8 + 4, 0.863),
 // 12 rows 1.129, 2 threads 1.068, fp16 B 1.033, bf16 B 1.044, 4096 x 16 x 4096
 // TN (C^T) 1.075. Two and three vectors keep 24 accumulators (fewer columns
 // measured 0.86-0.92 at 32 rows, 0.84 at 48).

@@ -101,9 +101,7 @@ void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_i
     for (int j = 0; j < NJ; ++j)
 #pragma GCC unroll 3
         for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
-    // When every column starts the same distance into a run of 16 elements
-    // (ldb a whole number of such runs), the steps up to the next boundary go
-    // first, so that every later copy reads one aligned run (a line of fp32).
+    // The steps up to B's next aligned run first (none when B is aligned or its columns are not alike).
     const int64_t head = steps_to_aligned_run<Load>(b, ldb);
     int64_t p = 0;
     if (head > 0 && head < k) {
