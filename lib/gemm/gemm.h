@@ -79,7 +79,7 @@ ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kern
 // Few columns of C, A untransposed: A read once in place (gemm_skinny.cpp), in
 // its input type (fp32, or fp16/bf16 where the kernel converts as it loads),
 // for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows, converted to
-// fp32, on its stack).
+// fp32, on its stack: at most 64 k steps x kSkinnyMaxN floats, 32 KiB).
 constexpr int64_t kSkinnyMaxN = 128;
 ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads);
 // Columns of A (k steps) per chunk of that sweep, for n columns of C and A of
