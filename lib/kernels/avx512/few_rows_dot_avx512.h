@@ -29,11 +29,18 @@ namespace {
 
 constexpr int kRowsPerTile = 8;
 
-// Software prefetch of each column of B 4 KiB ahead: the hardware prefetchers
-// alone left 16 x 4096 x 4096 (B from memory) at ~0.95x oneDNN on one thread;
-// with it, 1.05-1.18x in the same runs (1 KiB ahead: 1.07-1.10x). Past the end
-// of a column it only touches the next one's start (a prefetch never faults).
-constexpr int64_t kPrefetchFloatsB = 1024;
+// Software prefetch of each column of B 128 elements ahead (512 bytes of
+// fp32). 4 KiB ahead was chosen when this form also ran 9-16 rows (16 x 4096 x
+// 4096, B from memory: 0.95x oneDNN without, 1.05-1.18x with it); for the 8
+// rows or fewer it runs now, far prefetches hold the fill buffers the column
+// streams need. Measured, 128 elements / 1024, two builds alternated call by
+// call (medians of 11-21 paired ratios), 1 thread: 8 x 4096 x 4096 1.057
+// (64: 1.057, 256: 1.030-1.051, 512: 1.032, 2048: 0.886, none: 1.023;
+// prefetcht1 / t2 at 1024: 0.94), 4 x 4096 x 4096 1.050 (at 256), 2 rows
+// 1.048 (at 256), 8 x 1024 x 1024 1.056, fp16 / bf16 B 1.016-1.036, 2
+// threads 1.079. Past the end of a column it only touches the next one's
+// start (a prefetch never faults).
+constexpr int64_t kPrefetchAheadB = 128;  // elements of B's type
 
 // Sums of the 16 lanes of each of v[0..7], in lanes 0..7.
 __m256 sum_lanes_of_8(const __m512 (&v)[kRowsPerTile]) {
@@ -60,7 +67,7 @@ void tile_8xNJ(int64_t rows, int64_t k, float alpha, const float* ar, int64_t ar
     for (; p + 16 <= k; p += 16) {
         __m512 bv[NJ];
         for (int j = 0; j < NJ; ++j) {
-            _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + p + kPrefetchFloatsB), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + p + kPrefetchAheadB), _MM_HINT_T0);
             bv[j] = Load::template load<true>(b + j * ldb + p, __mmask16(0xffff));
         }
         for (int i = 0; i < kRowsPerTile; ++i) {
