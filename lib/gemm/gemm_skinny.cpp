@@ -48,6 +48,7 @@ namespace {
 // columns a chunk: fp32 n = 2 0.98, 4 1.00-1.02, 8 1.04-1.05, 12 1.10; and 64
 // / 16 with fp16 A: n = 4 0.97, 8 1.16, 12 1.26.
 constexpr int64_t kMaxChunkColumns = 64;
+constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -58,9 +59,17 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 4 tiles: the 8 KiB tiles of 64 fp32 columns go 2 ahead (against 4: n = 40
 // 1.013, 48 1.012-1.028, 64 1.007-1.010), smaller tiles stay 4 ahead (8 ahead
 // at fp32 n = 4-8 1.008-1.015, 16 ahead at fp16 n = 4-8 0.989-0.998).
+// Below kMemoryBoundColumns columns of C (16-column chunks: 16 streams, which
+// the L2 streamer carries) one tile ahead: the prefetch only has to bring the
+// next tile from L2, and farther ones hold the fill buffers the streams need.
+// Measured, 1 / 4 tiles ahead: fp32 n = 2 1.049, 4 1.070-1.087, 6 1.046
+// (2 tiles: 0.98-1.00), fp16 A n = 2-4 1.070-1.083, bf16 1.033-1.050, 2
+// threads n = 4 1.062; at n = 8 with those 16-column chunks 0.966, n = 16-64
+// 1.00-1.01.
 constexpr int64_t kPrefetchBytesAhead = 16 * 1024;
 constexpr int64_t kMaxPrefetchTiles = 4;
-int64_t prefetch_tiles_ahead(int64_t MR, int64_t chunk, int64_t bytes) {
+int64_t prefetch_tiles_ahead(int64_t n, int64_t MR, int64_t chunk, int64_t bytes) {
+    if (n < kMemoryBoundColumns) return 1;
     return std::clamp<int64_t>(kPrefetchBytesAhead / (MR * chunk * bytes), 1, kMaxPrefetchTiles);
 }
 
@@ -142,7 +151,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const ColumnGroups groups = column_groups(g.n, ker.NR);
     const int64_t chunk = skinny_chunk_columns(g.n, g.input);
     const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
-    const int64_t tiles_ahead = prefetch_tiles_ahead(ker.MR, chunk, bytes);
+    const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, ker.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
@@ -175,7 +184,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 }  // namespace
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input) {
-    if (n < 8) return 16;
+    if (n < kMemoryBoundColumns) return 16;
     return n > 32 || dtype_bytes(input) == 2 ? kMaxChunkColumns : 32;
 }
 
