@@ -666,8 +666,8 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
 }
 
 // Whether C (m x n, ldc) is alpha * A * B within the error bound for k, A
-// (m x k, lda) and B (k x n, ldb) untransposed, the product taken in double;
-// names the first element that is not.
+// (m x k, lda) and B (k x n, ldb) untransposed with elements at most 1 in
+// magnitude, the product taken in double; names the first element that is not.
 testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const float* a, int64_t lda,
                                             const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k,
                                             float alpha) {
@@ -766,13 +766,13 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
 }
 
 // The driver's few-rows path (m <= 48, B read in place) with each kernel that
-// has one: every m from 1 to 16 (dot products in one or two 8-row tiles up to
-// 8, outer products of 16-row columns above) and m around 32 and 48 (outer
-// products of 2 and 3 vectors, the last one masked), n around the groups of 3
-// and of 16, 12 or 8 columns (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 =
-// 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1), k around the 16-wide
-// steps (the masked tail), every transpose pair, padded leading dimensions,
-// and 1 and 3 threads (groups split between them).
+// has one: every m from 1 to 16 (dot products in a 4-row tile up to 4 and an
+// 8-row tile up to 8, outer products of 16-row columns above) and m around 32
+// and 48 (outer products of 2 and 3 vectors, the last one masked), n around
+// the groups of 6 or 3 and of 16, 12 or 8 columns (remainders of 1 and 2; of
+// 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1),
+// k around the 16-wide steps (the masked tail), every transpose pair, padded
+// leading dimensions, and 1 and 3 threads (groups split between them).
 TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
