@@ -886,10 +886,11 @@ TEST(Driver16, SkinnyPathWithAStartingInsideACacheLine) {
 }
 
 // The few-rows path (B read in place and widened by the kernel; op(A) packed
-// as fp32) with each 16-bit kernel that has one: m over the dot-product form
-// (1-8) and the outer form's tiles (9-48), n over the column groups, k around
-// the 16-step loads, A both ways, B as stored (transposed B is dispatched
-// elsewhere), padding, alpha and beta (beta = 0 over NaN), 1 and 3 threads.
+// as fp32) with each 16-bit kernel that has one: m over the dot-product form's
+// tiles (4 x 6, 6 x 4 and 8 x 3 for 1-8 rows) and the outer form's (9-48), n
+// over the column groups, k around the 16-step loads, A both ways, B as stored
+// (transposed B is dispatched elsewhere), padding, alpha and beta (beta = 0
+// over NaN), 1 and 3 threads.
 TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 228;
     SCOPED_TRACE(seed_note(seed));
@@ -901,7 +902,7 @@ TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
         ridge::GemmPlan plan = model_plan(*ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
-        for (int64_t m : {1, 2, 7, 8, 9, 16, 17, 32, 33, 48})
+        for (int64_t m : {1, 2, 5, 7, 8, 9, 16, 17, 32, 33, 48})
             for (int64_t n : {1, 3, 4, 13, 25, 50})
                 for (int64_t k : {1, 15, 16, 17, 70}) {
                     Call c;

@@ -11,8 +11,8 @@
 //   8 columns of B (16, 24 and 24 accumulators; see group_columns);
 // - up to 8 rows (or no outer kernel), dot products (few_rows): C(i, j) is
 //   row i of op(A) (packed into zero-padded rows) times column j of B, groups
-//   of 3 columns (6 up to 4 rows). Outer products spend 16 lanes per FMA
-//   whatever m is.
+//   of 3 columns (4 up to 6 rows, 6 up to 4). Outer products spend 16 lanes
+//   per FMA whatever m is.
 // Transposed B (dispatch sends it elsewhere, but the path accepts it) has
 // strided columns: each group of columns is copied contiguous first.
 // Threads split the groups of columns: each C element is computed by one
@@ -42,11 +42,11 @@ namespace {
 
 constexpr int64_t kLanes = 16;     // rows per vector of the outer kernel's panel
 constexpr int64_t kRowGroup = 8;   // the dot kernel's tile height: rows are packed up to a multiple of 8
-constexpr int64_t kNarrowRows = 4;  // up to this many rows the dot kernel's tile is 4 rows x 6 columns
 constexpr int64_t kKStep = 16;     // one zmm along k: rows are padded to a multiple of this
-// Columns per group (one kernel call): the kernels' tile widths.
-constexpr int64_t kDotGroupCols = 3;
-constexpr int64_t kDotNarrowGroupCols = 6;
+// Columns per group (one kernel call): the kernels' tile widths. The dot
+// kernel's tiles hold 24 accumulators: 8 rows x 3 columns, 6 x 4 up to 6 rows,
+// 4 x 6 up to 4 (few_rows_dot_avx512.h).
+int64_t dot_group_columns(int64_t m) { return m <= 4 ? 6 : m <= 6 ? 4 : 3; }
 constexpr int64_t kOuterAccumulators = 24;  // the outer kernel's tile: 24 / vectors columns,
 constexpr int64_t kOuterOneVectorCols = 16;  // except 16 for rows in one vector
 
@@ -65,7 +65,7 @@ int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
 // TN (C^T) 1.075. Two and three vectors keep 24 accumulators (fewer columns
 // measured 0.86-0.92 at 32 rows, 0.84 at 48).
 int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
-    if (!outer_form(g, ker)) return g.m <= kNarrowRows ? kDotNarrowGroupCols : kDotGroupCols;
+    if (!outer_form(g, ker)) return dot_group_columns(g.m);
     const int64_t vectors = outer_vectors(g.m);
     return vectors == 1 ? kOuterOneVectorCols : kOuterAccumulators / vectors;
 }

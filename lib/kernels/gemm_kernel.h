@@ -58,7 +58,7 @@ using GemmSkinnyUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, 
                                const void* a_next);
 
 // Few-rows kernel (m <= 16), dot-product form (see gemm_skinny_m.cpp):
-//   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3 (nr <= 6 when m <= 4)
+//   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3 (4 when m <= 6, 6 when m <= 4)
 // Row i of A is ar + i*ar_stride: k contiguous values, zero-padded up to a
 // multiple of 16, 64-byte aligned (ar_stride a multiple of 16), and rows up to
 // m rounded up to 8 exist (zeros past m), fp32. Column j of B is b + j*ldb, k

@@ -15,13 +15,15 @@
 //
 // Tile: 8 rows x 3 columns (24 zmm accumulators + 3 of B + 1 of A = 28 of the
 // 32 registers). Rows 8-15 run as a second tile over the same columns, which
-// then come from L2 (3 columns x k floats were just read). Up to 4 rows, the
-// tile is 4 rows x 6 columns (24 + 6 + 1 = 31 registers): an 8-row tile would
-// spend half its FMAs on zero rows, and 6 columns are 6 streams of B from
-// memory where 3 columns pulled ~18 GB/s per core. Measured against 8 x 3
-// (two builds alternated call by call, medians of 15 paired ratios, 1
-// thread): 2 and 4 x 4096 x 4096 1.28 / 1.26, 4096 x 2 and 4 x 4096 TN (C^T)
-// 1.27 / 1.28, bf16 B 4 x 4096 x 4096 1.46.
+// then come from L2 (3 columns x k floats were just read). Up to 6 rows the
+// tile is 6 rows x 4 columns, up to 4 rows 4 x 6 (24 + 6 + 1 = 31 registers):
+// an 8-row tile would spend FMAs on zero rows, and more columns are more
+// streams of B from memory, where 3 columns pulled ~18 GB/s per core.
+// Measured against 8 x 3 (two builds alternated call by call, medians of 15
+// paired ratios, 1 thread): 4 x 6 at 2, 3, 4 x 4096 x 4096 1.30 / 1.39 / 1.35,
+// 4096 x 4 x 4096 TN (C^T) 1.40, fp16 / bf16 B 1.64 / 1.61; 6 x 4 at 5 and 6
+// rows 1.12 / 1.13, 4096 x 6 x 4096 TN 1.12. (Two 4 x 6 passes for 5-8 rows:
+// 0.86-0.88.)
 #pragma once
 
 #include <immintrin.h>
@@ -33,8 +35,9 @@ namespace ridge {
 // Internal linkage: each kernel file gets its own copy.
 namespace {
 
-constexpr int kRowsPerTile = 8;        // with 3 columns of B (24 accumulators)
-constexpr int kRowsPerNarrowTile = 4;  // with up to 6 columns, for m <= 4
+// Tiles of 24 accumulators: 8 rows x 3 columns of B, and for fewer rows 6 x 4
+// (m <= 6) or 4 x 6 (m <= 4).
+constexpr int kRowsPerTile = 8;
 
 // Software prefetch of each column of B 128 elements ahead (512 bytes of
 // fp32). 4 KiB ahead was chosen when this form also ran 9-16 rows (16 x 4096 x
@@ -82,6 +85,10 @@ inline void store_column(const __m512 (&acc)[8], int64_t rows, float alpha, floa
     if (beta != 0.0f)  // beta == 0: C is written, never read
         out = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(valid, cj), out);
     _mm256_mask_storeu_ps(cj, valid, out);
+}
+inline void store_column(const __m512 (&acc)[6], int64_t rows, float alpha, float beta, float* cj) {
+    const __m512 padded[8] = {acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], _mm512_setzero_ps(), _mm512_setzero_ps()};
+    store_column(padded, rows, alpha, beta, cj);
 }
 inline void store_column(const __m512 (&acc)[4], int64_t rows, float alpha, float beta, float* cj) {
     const __mmask8 valid = __mmask8((1u << rows) - 1u);
@@ -134,22 +141,31 @@ void few_rows(int64_t m, int64_t k, float alpha, const float* ar, int64_t ar_str
                                           ar_stride, b, ldb, beta, c + i0, ldc);
 }
 
+// One R-row tile (rows <= R) of nr <= 24 / R columns.
+template <typename Load, int R>
+void narrow_tile(int64_t rows, int64_t nr, int64_t k, float alpha, const float* ar, int64_t ar_stride,
+                 const typename Load::T* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    static_assert(R == 4 || R == 6, "the narrow tiles: 4 x 6 and 6 x 4");
+    if constexpr (R == 4) {
+        if (nr == 6) return tile_RxNJ<Load, R, 6>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+        if (nr == 5) return tile_RxNJ<Load, R, 5>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+    }
+    switch (nr) {
+        case 4: return tile_RxNJ<Load, R, 4>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+        case 3: return tile_RxNJ<Load, R, 3>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+        case 2: return tile_RxNJ<Load, R, 2>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+        default: return tile_RxNJ<Load, R, 1>(rows, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+    }
+}
+
 // The kernel of GemmFewRowsUkr (gemm_kernel.h) for B of Load's type: up to 4
-// rows, one 4-row tile of nr <= 6 columns; else 8-row tiles of nr <= 3.
+// rows one 4 x 6 tile, up to 6 rows one 6 x 4 tile, else 8-row tiles of nr <= 3.
 template <typename Load>
 void few_rows_dot_kernel(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar, int64_t ar_stride,
                          const void* b_in, int64_t ldb, float beta, float* c, int64_t ldc) {
     const auto* b = static_cast<const typename Load::T*>(b_in);
-    if (m <= kRowsPerNarrowTile) {
-        switch (nr) {
-            case 6: return tile_RxNJ<Load, kRowsPerNarrowTile, 6>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-            case 5: return tile_RxNJ<Load, kRowsPerNarrowTile, 5>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-            case 4: return tile_RxNJ<Load, kRowsPerNarrowTile, 4>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-            case 3: return tile_RxNJ<Load, kRowsPerNarrowTile, 3>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-            case 2: return tile_RxNJ<Load, kRowsPerNarrowTile, 2>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-            default: return tile_RxNJ<Load, kRowsPerNarrowTile, 1>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
-        }
-    }
+    if (m <= 4) return narrow_tile<Load, 4>(m, nr, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
+    if (m <= 6) return narrow_tile<Load, 6>(m, nr, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
     if (nr == 3)
         few_rows<Load, 3>(m, k, alpha, ar, ar_stride, b, ldb, beta, c, ldc);
     else if (nr == 2)
