@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_matrices.h"
+#include "median.h"
 #include "peers.h"
 
 namespace ridge_bench {
@@ -43,11 +44,6 @@ bool parse(int argc, char** argv, PairedShape* s) {
     if (argc > 5) s->threads = std::atoi(argv[5]);
     if (argc > 6) s->rounds = std::atoi(argv[6]);
     return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
-}
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace
