@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -839,6 +840,50 @@ TEST(Driver16, SkinnyPathWithAStartingInsideACacheLine) {
                 }
     }
     if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a skinny kernel runs on this CPU";
+}
+
+// The AVX-512 skinny kernels for a 16-bit A widen it as they load it, each in
+// its own way (vcvtph2ps for fp16; for bf16 a shift and a mask that leave the
+// even and odd rows in separate accumulators until the end of the call), and
+// then run the fp32 kernel's FMAs: a tile equals, bit for bit, the fp32
+// skinny kernel's on A widened beforehand. Full and masked row counts (odd
+// ones split a bf16 pair), every few widths, beta = 0 over NaN and beta != 0,
+// with and without the prefetch of a next tile.
+TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
+    if (!ridge::cpu_supports(ridge::Isa::avx512)) GTEST_SKIP() << "no AVX-512F on this CPU";
+    const uint32_t seed = test_seed() + 227;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    constexpr int64_t kc = 37, lda = 40, b_step = 12, ldc = 35;
+    for (Half t : {Half::f16, Half::bf16}) {
+        const auto skinny16 =
+            t == Half::f16 ? ridge::ukr_f16_gemm_skinny_32x12__avx512 : ridge::ukr_bf16_gemm_skinny_32x12__avx512;
+        std::vector<uint16_t> a16(size_t(lda * kc));
+        for (uint16_t& x : a16) x = random_half(t, rng);
+        std::vector<float> a32(a16.size()), b(size_t(kc * b_step));
+        for (size_t i = 0; i < a16.size(); ++i) a32[i] = float(half_value(t, a16[i]));
+        for (float& x : b) x = float(half_value(t, random_half(t, rng)));
+        for (int64_t mr : {32, 31, 17, 16, 9, 1})
+            for (int64_t nr : {1, 2, 5, 12})
+                for (float beta : {0.0f, 0.75f})
+                    for (bool prefetch : {false, true}) {
+                        SCOPED_TRACE(std::string(t == Half::f16 ? "f16" : "bf16") + " mr=" + std::to_string(mr) +
+                                     " nr=" + std::to_string(nr) + " beta=" + std::to_string(beta) +
+                                     (prefetch ? " with a_next" : ""));
+                        std::vector<float> c16(size_t(ldc * nr));
+                        for (float& x : c16) x = beta == 0.0f ? quiet_nan() : float(half_value(t, random_half(t, rng)));
+                        std::vector<float> c32 = c16;
+                        skinny16(mr, nr, kc, 1.25f, a16.data(), lda, b.data(), b_step, beta, c16.data(), ldc,
+                                 prefetch ? a16.data() + 8 : nullptr);
+                        ridge::ukr_f32_gemm_skinny_32x12__avx512(mr, nr, kc, 1.25f, a32.data(), lda, b.data(), b_step,
+                                                                 beta, c32.data(), ldc,
+                                                                 prefetch ? a32.data() + 8 : nullptr);
+                        ASSERT_EQ(0, std::memcmp(c16.data(), c32.data(), c16.size() * sizeof(float)));
+                        for (int64_t j = 0; j < nr; ++j)  // rows past mr untouched (NaN stays NaN; else finite)
+                            for (int64_t i = mr; i < ldc; ++i)
+                                if (beta == 0.0f) ASSERT_TRUE(std::isnan(c16[size_t(i + j * ldc)])) << "C(" << i << "," << j << ")";
+                    }
+    }
 }
 
 // Every m x n x k of the lists with A transposed through `plan`: B as stored

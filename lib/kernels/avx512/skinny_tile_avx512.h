@@ -1,6 +1,6 @@
 // The skinny kernel (few columns of C: decode), AVX-512F, for A in any
 // input type: an mr x nr tile (mr <= 32, nr <= 12) of C from A read in place
-// (each element converted to fp32 as it is loaded, by `Load`) and a short
+// (each element converted to fp32 as it is loaded, by `Rows`) and a short
 // k-major chunk of fp32 B. Header-only: each input type's kernel file
 // (<dtype>_gemm_skinny_avx512.cpp) instantiates it with its loader.
 //
@@ -31,12 +31,31 @@ namespace {
 constexpr int kMR = 32;
 constexpr int kNR = 12;
 
-// Rows 0-15 and 16-31 of each column of the tile in lo[j], hi[j].
+// How a k step's 32 rows of A become two fp32 vectors, and which rows their
+// lanes hold. RowsInOrder: rows 0-15 and 16-31, each element widened by Load
+// (a plain load for fp32). A loader whose lanes hold the rows in another order
+// (bf16_gemm_skinny_avx512.cpp) puts the accumulators back in row order in
+// to_row_order, once per call, before C is touched.
+template <typename Load>
+struct RowsInOrder {
+    using T = typename Load::T;
+    static constexpr int kBytes = Load::kBytes;
+    template <bool kFull>
+    static void load(const T* p, __mmask16 mask_lo, __mmask16 mask_hi, __m512& first, __m512& second) {
+        first = Load::template load<kFull>(p, mask_lo);
+        second = Load::template load<kFull>(p + 16, mask_hi);
+    }
+    template <int NR>
+    static void to_row_order(__m512 (&)[NR], __m512 (&)[NR]) {}
+};
+
+// The tile's accumulators: lo[j] and hi[j] hold column j's rows as Rows's
+// two vectors do (rows 0-15 and 16-31 for RowsInOrder).
 // kPrefetch: also bring in a_next's rows of the same kc columns (the tile the
 // driver computes next): the lines of 32 rows per k step.
-template <typename Load, int NR, bool kPrefetch, bool kFull>
-inline void accumulate(int64_t kc, const typename Load::T* a, int64_t lda, const float* b, int64_t b_step,
-                       const typename Load::T* a_next, __mmask16 mask_lo, __mmask16 mask_hi, __m512 (&lo)[NR],
+template <typename Rows, int NR, bool kPrefetch, bool kFull>
+inline void accumulate(int64_t kc, const typename Rows::T* a, int64_t lda, const float* b, int64_t b_step,
+                       const typename Rows::T* a_next, __mmask16 mask_lo, __mmask16 mask_hi, __m512 (&lo)[NR],
                        __m512 (&hi)[NR]) {
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j) {
@@ -46,10 +65,10 @@ inline void accumulate(int64_t kc, const typename Load::T* a, int64_t lda, const
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
         if (kPrefetch)
-            for (int line = 0; line < kMR * Load::kBytes; line += 64)
+            for (int line = 0; line < kMR * Rows::kBytes; line += 64)
                 _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
-        const __m512 a_lo = Load::template load<kFull>(a + p * lda, mask_lo);
-        const __m512 a_hi = Load::template load<kFull>(a + p * lda + 16, mask_hi);
+        __m512 a_lo, a_hi;
+        Rows::template load<kFull>(a + p * lda, mask_lo, mask_hi, a_lo, a_hi);
 #pragma GCC unroll 12
         for (int j = 0; j < NR; ++j) {
             const __m512 bj = _mm512_set1_ps(b[j]);
@@ -86,18 +105,19 @@ inline void update_c(const __m512 (&lo)[NR], const __m512 (&hi)[NR], float alpha
     }
 }
 
-template <typename Load, int NR, bool kFull>
+template <typename Rows, int NR, bool kFull>
 void skinny_tile(int64_t kc, float alpha, const void* a, int64_t lda, const float* b, int64_t b_step, float beta,
                  float* c, int64_t ldc, const void* a_next, __mmask16 mask_lo, __mmask16 mask_hi) {
-    using T = typename Load::T;
+    using T = typename Rows::T;
     const T* at = static_cast<const T*>(a);
     const T* next = static_cast<const T*>(a_next);
     __m512 lo[NR];
     __m512 hi[NR];
     if (next != nullptr)
-        accumulate<Load, NR, true, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+        accumulate<Rows, NR, true, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
     else
-        accumulate<Load, NR, false, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+        accumulate<Rows, NR, false, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+    Rows::to_row_order(lo, hi);
     update_c<NR, kFull>(lo, hi, alpha, beta, c, ldc, mask_lo, mask_hi);
 }
 
@@ -105,19 +125,19 @@ using SkinnyTile = void (*)(int64_t, float, const void*, int64_t, const float*, 
                             const void*, __mmask16, __mmask16);
 
 // One instance per width: full tiles (all 32 rows, kFull) and edge tiles (masked rows).
-template <typename Load, bool kFull>
+template <typename Rows, bool kFull>
 constexpr SkinnyTile kTileForNr[kNR + 1] = {
     nullptr,
-    skinny_tile<Load, 1, kFull>, skinny_tile<Load, 2, kFull>,  skinny_tile<Load, 3, kFull>,
-    skinny_tile<Load, 4, kFull>, skinny_tile<Load, 5, kFull>,  skinny_tile<Load, 6, kFull>,
-    skinny_tile<Load, 7, kFull>, skinny_tile<Load, 8, kFull>,  skinny_tile<Load, 9, kFull>,
-    skinny_tile<Load, 10, kFull>, skinny_tile<Load, 11, kFull>, skinny_tile<Load, 12, kFull>};
+    skinny_tile<Rows, 1, kFull>, skinny_tile<Rows, 2, kFull>,  skinny_tile<Rows, 3, kFull>,
+    skinny_tile<Rows, 4, kFull>, skinny_tile<Rows, 5, kFull>,  skinny_tile<Rows, 6, kFull>,
+    skinny_tile<Rows, 7, kFull>, skinny_tile<Rows, 8, kFull>,  skinny_tile<Rows, 9, kFull>,
+    skinny_tile<Rows, 10, kFull>, skinny_tile<Rows, 11, kFull>, skinny_tile<Rows, 12, kFull>};
 
-// The kernel of GemmSkinnyUkr (gemm_kernel.h) for A of Load's type.
-template <typename Load>
+// The kernel of GemmSkinnyUkr (gemm_kernel.h) for A read as Rows reads it.
+template <typename Rows>
 void skinny_kernel(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
                    int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
-    const SkinnyTile tile = mr == kMR ? kTileForNr<Load, true>[nr] : kTileForNr<Load, false>[nr];
+    const SkinnyTile tile = mr == kMR ? kTileForNr<Rows, true>[nr] : kTileForNr<Rows, false>[nr];
     tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next, first_lanes(mr), first_lanes(mr - kMR / 2));
 }
 
