@@ -10,7 +10,9 @@
 
 #include <cstdarg>
 #include <cstring>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemm_check.h"
@@ -57,6 +59,20 @@ extern "C" void cblas_xerbla(int info, const char* routine, const char* form, ..
     (void)form;
 }
 
+// MKL's spellings (mkl_blas.h). Not in ridge's cblas.h, which declares what
+// netlib's and OpenBLAS's do: a program with a function of its own named sgemm
+// includes it unharmed.
+extern "C" {
+void sgemm(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+           const float*, const int*, const float*, float*, const int*);
+void SGEMM(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+           const float*, const int*, const float*, float*, const int*);
+void sgemv(const char*, const int*, const int*, const float*, const float*, const int*, const float*, const int*,
+           const float*, float*, const int*);
+void SGEMV(const char*, const int*, const int*, const float*, const float*, const int*, const float*, const int*,
+           const float*, float*, const int*);
+}
+
 namespace {
 
 void handler(ridge_status status, const char* function, int argument, const char* message, void* data) {
@@ -88,10 +104,22 @@ struct FortranCase {
     int info;  // netlib SGEMM's parameter number, 0 for a valid call
 };
 
-void call_sgemm(const FortranCase& f, Buffers& buf) {
+using FortranSgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
+                              const float*, const int*, const float*, const int*, const float*, float*,
+                              const int*);
+using FortranSgemv = void (*)(const char*, const int*, const int*, const float*, const float*, const int*,
+                              const float*, const int*, const float*, float*, const int*);
+// The routine's spellings: the Fortran name, and MKL's (mkl_blas.h) two others.
+struct SgemmSpelling {
+    const char* name;
+    FortranSgemm fn;
+};
+const SgemmSpelling kSgemmSpellings[] = {{"sgemm_", sgemm_}, {"sgemm", sgemm}, {"SGEMM", SGEMM}};
+
+void call_sgemm(const FortranCase& f, Buffers& buf, FortranSgemm fn = sgemm_) {
     const float alpha = 1.0f, beta = 0.5f;
-    sgemm_(&f.ta, &f.tb, &f.m, &f.n, &f.k, &alpha, buf.a.data(), &f.lda, buf.b.data(), &f.ldb, &beta,
-           buf.c.data(), &f.ldc);
+    fn(&f.ta, &f.tb, &f.m, &f.n, &f.k, &alpha, buf.a.data(), &f.lda, buf.b.data(), &f.ldb, &beta, buf.c.data(),
+       &f.ldc);
 }
 
 std::string describe(const FortranCase& f) {
@@ -125,11 +153,12 @@ TEST(Errors, FortranSgemmEachBadArgument) {
         {'N', 'N', 4, 3, 5, 1, 5, 1, 8},   // several bad: lda comes before ldc
         {'N', 'N', 4, 3, 5, 4, 1, 1, 10},
     };
+    for (const SgemmSpelling& spelling : kSgemmSpellings)
     for (const FortranCase& f : cases) {
-        SCOPED_TRACE(describe(f));
+        SCOPED_TRACE(std::string(spelling.name) + ": " + describe(f));
         Buffers buf(7);
         reset_log();
-        call_sgemm(f, buf);
+        call_sgemm(f, buf, spelling.fn);
         EXPECT_EQ(1, g_log.xerbla_calls);
         EXPECT_EQ(f.info, g_log.xerbla_info);
         // netlib passes 'SGEMM ' (a blank-padded CHARACTER*6); compare the name itself.
@@ -161,6 +190,61 @@ TEST(Errors, FortranSgemmAcceptsLowercaseTransposeCharacters) {
             EXPECT_EQ(0, g_log.xerbla_calls) << "xerbla_ called with info " << g_log.xerbla_info;
             EXPECT_TRUE(matches(call, ops.c, expect, bound_for(call)));
         }
+}
+
+// MKL's spellings of the Fortran routines compute what sgemm_ and sgemv_ do,
+// bit for bit, and report a bad argument as they do (routine name, number).
+TEST(Errors, MklSpellingsAreTheFortranRoutines) {
+    std::mt19937 rng(23);
+    Call call;
+    call.ta = true, call.m = 37, call.n = 13, call.k = 29, call.alpha = 1.5f, call.beta = 0.25f;
+    Operands ops(call, rng);
+    const char ta = 'T', tb = 'N';
+    const int m = 37, n = 13, k = 29, lda = int(call.lda()), ldb = int(call.ldb()), ldc = int(call.ldc());
+    std::vector<float> want(ops.c.data(), ops.c.data() + ldc * n);
+    sgemm_(&ta, &tb, &m, &n, &k, &call.alpha, ops.a.data(), &lda, ops.b.data(), &ldb, &call.beta, want.data(), &ldc);
+    for (const SgemmSpelling& spelling : kSgemmSpellings) {
+        SCOPED_TRACE(spelling.name);
+        std::vector<float> got(ops.c.data(), ops.c.data() + ldc * n);
+        reset_log();
+        spelling.fn(&ta, &tb, &m, &n, &k, &call.alpha, ops.a.data(), &lda, ops.b.data(), &ldb, &call.beta, got.data(),
+                    &ldc);
+        EXPECT_EQ(0, g_log.xerbla_calls);
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)));
+    }
+
+    // y = 0.5 A x + 2 y with A 37 x 29 (lda 40), x and y with strides 2 and -3.
+    const int gm = 37, gn = 29, glda = 40, incx = 2, incy = -3;
+    const float alpha = 0.5f, beta = 2.0f;
+    std::vector<float> a(size_t(glda * gn)), x(size_t(2 * gm)), y0(size_t(3 * gm));
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (std::vector<float>* v : {&a, &x, &y0})
+        for (float& e : *v) e = value(rng);
+    for (char trans : {'N', 'T'}) {
+        SCOPED_TRACE(std::string("trans ") + trans);
+        std::vector<float> want_y = y0;
+        sgemv_(&trans, &gm, &gn, &alpha, a.data(), &glda, x.data(), &incx, &beta, want_y.data(), &incy);
+        for (const auto& [name, fn] : {std::pair<const char*, FortranSgemv>{"sgemv", sgemv}, {"SGEMV", SGEMV}}) {
+            SCOPED_TRACE(name);
+            std::vector<float> got = y0;
+            reset_log();
+            fn(&trans, &gm, &gn, &alpha, a.data(), &glda, x.data(), &incx, &beta, got.data(), &incy);
+            EXPECT_EQ(0, g_log.xerbla_calls);
+            EXPECT_EQ(0, std::memcmp(want_y.data(), got.data(), got.size() * sizeof(float)));
+            const char bad = 'X';
+            const int zero_inc = 0;
+            for (const auto& [arg, info] : {std::pair<int, int>{1, 1}, {11, 11}}) {
+                got = y0;
+                reset_log();
+                fn(arg == 1 ? &bad : &trans, &gm, &gn, &alpha, a.data(), &glda, x.data(), &incx, &beta, got.data(),
+                   arg == 11 ? &zero_inc : &incy);
+                EXPECT_EQ(1, g_log.xerbla_calls) << "bad argument " << arg;
+                EXPECT_EQ(info, g_log.xerbla_info);
+                EXPECT_EQ("SGEMV", g_log.xerbla_routine.substr(0, 5));
+                EXPECT_EQ(0, std::memcmp(y0.data(), got.data(), got.size() * sizeof(float))) << "y written";
+            }
+        }
+    }
 }
 
 // --- cblas_sgemm ---

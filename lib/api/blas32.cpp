@@ -34,6 +34,34 @@ RIDGE_API void sgemv_(const char* trans, const int* m, const int* n, const float
     ridge::sgemv_impl<Lp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
+// MKL's C-callable spellings of the same two routines: mkl_blas.h declares
+// sgemm, SGEMM and sgemm_ alike (no hidden string lengths), so a program
+// written against MKL's headers may call any of them. Same checks, same
+// xerbla_ reports ("SGEMM ", netlib's parameter numbers), same results.
+RIDGE_API void sgemm(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                     const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
+                     const float* beta, float* c, const int* ldc) {
+    ridge::sgemm_impl<Lp64>(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void SGEMM(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                     const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
+                     const float* beta, float* c, const int* ldc) {
+    ridge::sgemm_impl<Lp64>(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGE_API void sgemv(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
+                     const int* lda, const float* x, const int* incx, const float* beta, float* y,
+                     const int* incy) {
+    ridge::sgemv_impl<Lp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGE_API void SGEMV(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
+                     const int* lda, const float* x, const int* incx, const float* beta, float* y,
+                     const int* incy) {
+    ridge::sgemv_impl<Lp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
 // Weak: a program's own xerbla_ (or cblas_xerbla) replaces these, as with any BLAS.
 // netlib's XERBLA prints and STOPs; ridge's returns, and prints only under RIDGE_VERBOSE.
 RIDGE_API __attribute__((weak)) void xerbla_(const char* routine, const int* info, size_t routine_len) {
