@@ -11,11 +11,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +91,56 @@ TEST(Threads, OneAndTwoThreadsBitIdentical) {
         ASSERT_EQ(0, std::memcmp(ops.c.data(), c2.data(), sizeof(float) * size_t(c.ldc() * c.n)))
             << "1 and 2 threads differ";
     }
+}
+
+// A C written once and larger than the LLC is streamed out (non-temporal
+// stores) and its panels are claimed in shrinking batches: 1 and 2 threads
+// give the same bits, every element right, nothing outside C written.
+TEST(Threads, StreamedCOneAndTwoThreadsBitIdentical) {
+    ASSERT_GE(omp_get_thread_limit(), 2) << "OpenMP may not start two threads here";
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
+    if (choice.kernel->ukr_stream_c == nullptr) GTEST_SKIP() << choice.kernel->name << " has no C-streaming twin";
+    const uint32_t seed = test_seed() + 31;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    ThreadCountGuard restore;
+    const int64_t m = 1024, k = 24, ldc = 1040;  // ldc: whole 64-byte lines, rows past m never written
+    const int64_t n = int64_t(ridge::runtime_config().stream_c_min_bytes / (4.0 * m)) + 37;
+    std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    const size_t c_floats = size_t(ldc * n);
+    std::unique_ptr<float, decltype(&std::free)> one(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free),
+        two(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free);
+    ASSERT_TRUE(one && two);
+    for (float* c : {one.get(), two.get()}) {
+        for (size_t i = 0; i < c_floats; ++i) c[i] = quiet_nan();
+        ridge::GemmArgs g;
+        g.m = m, g.n = n, g.k = k, g.alpha = 0.5f, g.beta = 0.0f;
+        g.a = a.data(), g.lda = m, g.b = b.data(), g.ldb = k, g.c = c, g.ldc = ldc;
+        ridge_set_num_threads(c == one.get() ? 1 : 2);
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemm(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ("blocked_stream_c", r.path);
+        EXPECT_EQ(c == one.get() ? 1 : 2, r.threads);
+    }
+    ASSERT_EQ(0, std::memcmp(one.get(), two.get(), c_floats * sizeof(float))) << "1 and 2 threads differ";
+    const double bound = gemm_error_bound(k, 0.5f, 1.0, 1.0, 0.0f, 1.0);
+    for (int64_t j = 0; j < n; j += 61)
+        for (int64_t i = 0; i < ldc; ++i) {
+            const float got = two.get()[i + j * ldc];
+            if (i >= m) {
+                ASSERT_TRUE(std::isnan(got)) << "row " << i << " of the padding written";
+                continue;
+            }
+            double want = 0.0;
+            for (int64_t p = 0; p < k; ++p) want += 0.5 * double(a[size_t(i + p * m)]) * b[size_t(p + j * k)];
+            ASSERT_NEAR(want, got, bound) << "C(" << i << "," << j << ")";
+        }
 }
 
 // Per-thread setting: ridge_set_num_threads changes only the calling thread's
