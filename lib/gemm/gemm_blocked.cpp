@@ -215,9 +215,9 @@ void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
 // here: the two slices of a 2048^3 call finished 8-20% apart, at random from
 // call to call), so the faster thread would sit idle, at the end or at each
 // KC step's barrier. Instead each thread posts its current step on its board,
-// and claims its own micro-panels from it one at a time; a thread done with
-// its own work up to a point (the whole call, or a KC step of the team)
-// claims the others' until they reach that point too, running each panel
+// and claims its own micro-panels from it a few at a time (claim_panels); a
+// thread done with its own work up to a point (the whole call, or a KC step
+// of the team) claims the others' until they reach that point too, running each panel
 // with the step's packed A and B, where they are. A thread moves on to its
 // next step (repacking A or B) only when every panel of the current one has
 // been run, whoever ran it. Each tile of C is still one kernel call on the
