@@ -111,8 +111,9 @@ TEST(Threads, StreamedCOneAndTwoThreadsBitIdentical) {
     for (float& x : a) x = dist(rng);
     for (float& x : b) x = dist(rng);
     const size_t c_floats = size_t(ldc * n);
-    std::unique_ptr<float, decltype(&std::free)> one(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free),
-        two(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free);
+    using CBuffer = std::unique_ptr<float, decltype(&std::free)>;
+    const CBuffer one(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free);
+    const CBuffer two(static_cast<float*>(std::aligned_alloc(64, c_floats * 4)), &std::free);
     ASSERT_TRUE(one && two);
     for (float* c : {one.get(), two.get()}) {
         for (size_t i = 0; i < c_floats; ++i) c[i] = quiet_nan();
