@@ -158,6 +158,23 @@ bool structure_ok(const nlohmann::json& j) {
     expect(!m.value("pinning", "").empty() && !m.value("affinity_cpu_list", "").empty(),
            "pinning and affinity present");
     expect(j["peaks"].size() == 1, "quick mode: one compute peak");
+    // The sgemm rows are held to the peak timed in their own rounds.
+    const auto& rounds = j["sgemm_rounds_peak"];
+    const double rounds_peak = rounds.value("peak_gflops", 0.0);
+    expect(rounds.value("name", "") == "fp32 FMA zmm" && rounds_peak > 0 && rounds.value("runs", 0) == 5,
+           "sgemm_rounds_peak: the fp32 zmm roof, timed 5 times");
+    expect(within(rounds.value("host_speed_vs_peaks_section", 0.0) * rounds.value("peaks_section_gflops", 0.0),
+                  rounds_peak, 1e-9),
+           "host_speed_vs_peaks_section is the rounds' peak over the peaks section's");
+    expect(!j["sgemm"].empty(), "sgemm rows present");
+    for (const auto& g : j["sgemm"]) {
+        expect(g.value("bound_peak_gflops", 0.0) == rounds_peak, "an sgemm row's bound peak is the rounds' peak");
+        expect(g.value("bound_gflops", 0.0) > 0 && g.value("bound_gflops", 0.0) <= rounds_peak,
+               "an sgemm row's bound is at most that peak");
+        expect(within(g.value("percent_of_bound", 0.0), 100 * g.value("measured_gflops", 0.0) / g.value("bound_gflops", 1.0),
+                      1e-9),
+               "percent_of_bound is the measured rate over the bound");
+    }
     const auto& sweeps = j["bandwidth"]["sweeps"];
     expect(sweeps.size() == 1, "quick mode: one sweep");
     if (sweeps.size() == 1) {
@@ -204,11 +221,15 @@ int main(int argc, char** argv) {
         for (const auto& l : j["levels"])
             if (l.value("level", "") == "DRAM" && l.value("threads", 0) == 1) bench_dram = l.value("read_gbps", 0.0);
         const double own_peak = own_fma_gflops(), own_dram = own_read_gbps();
-        const bool peak_ok = within(bench_peak, own_peak, 0.10), dram_ok = within(bench_dram, own_dram, 0.10);
+        // The peak timed among the sgemm samples too: the figure their bounds use.
+        const double rounds_peak = j["sgemm_rounds_peak"].value("peak_gflops", 0.0);
+        const bool peak_ok = within(bench_peak, own_peak, 0.10) && within(rounds_peak, own_peak, 0.10);
+        const bool dram_ok = within(bench_dram, own_dram, 0.10);
         std::printf(
-            "attempt %d: fp32 zmm peak %.1f GFLOP/s (own %.1f, %+.1f%%) %s; DRAM read %.2f GB/s (own %.2f, %+.1f%%) "
-            "%s\n",
-            attempt, bench_peak, own_peak, 100 * (bench_peak / own_peak - 1), peak_ok ? "ok" : "OFF", bench_dram,
+            "attempt %d: fp32 zmm peak %.1f GFLOP/s, among the sgemm samples %.1f (own %.1f, %+.1f%%) %s; DRAM read "
+            "%.2f GB/s (own %.2f, %+.1f%%) %s\n",
+            attempt, bench_peak, rounds_peak, own_peak, 100 * (bench_peak / own_peak - 1), peak_ok ? "ok" : "OFF",
+            bench_dram,
             own_dram, 100 * (bench_dram / own_dram - 1), dram_ok ? "ok" : "OFF");
         agreed = peak_ok && dram_ok;
     }
