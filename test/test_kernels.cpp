@@ -734,6 +734,75 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
     }
 }
 
+// The skinny path through its scratch copy of C (ldc a multiple of 256 floats,
+// at least 8 chunks of k: gemm_skinny.cpp): C bit for bit what the same call
+// gives at ldc + 1 (C updated in place), the rows between m and ldc untouched,
+// and with beta = 0 within the error bound of the exact product and no NaN of
+// C left; beta = 0 over NaN (C not copied in) and 0.5 (copied in), A aligned
+// and 16 bytes into a line (the copy shifted to the tiles' alignment), one
+// block of rows and three, 1 and 3 threads.
+TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
+    const uint32_t seed = test_seed() + 16;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    constexpr float kUntouched = 7.0f;  // C's rows past m
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_path = true;
+        SCOPED_TRACE(std::string(ker->name) + " skinny path, C through a scratch copy");
+        const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR);
+        const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
+        for (const auto& [m, n] : shapes) {
+            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32) + 5;
+            const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
+            std::vector<float> a(size_t(lda * k)), b(size_t(k * n)), c0(size_t(ldc * n));
+            for (float& x : a) x = dist(rng);
+            for (float& x : b) x = dist(rng);
+            for (float& x : c0) x = dist(rng);
+            AlignedFloats a_buf(size_t(lda * k + 16));
+            for (int64_t offset : {0, 4})
+                for (float beta : {0.0f, 0.5f})
+                    for (int threads : {1, 3}) {
+                        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " A offset " +
+                                     std::to_string(offset) + " beta " + std::to_string(beta) + " threads " +
+                                     std::to_string(threads));
+                        std::copy(a.begin(), a.end(), a_buf.p + offset);
+                        plan.threads = threads;
+                        // C at ldc (through the scratch) and at ldc + 1 (in place): NaN where beta = 0
+                        // must not read it, C's values otherwise; kUntouched below row m.
+                        std::vector<float> c_by_ld[2];
+                        for (int in_place = 0; in_place < 2; ++in_place) {
+                            const int64_t ld = ldc + in_place;
+                            std::vector<float>& c = c_by_ld[in_place];
+                            c.assign(size_t(ld * n), kUntouched);
+                            for (int64_t j = 0; j < n; ++j)
+                                for (int64_t i = 0; i < m; ++i) c[i + j * ld] = beta == 0.0f ? quiet_nan() : c0[i + j * ldc];
+                            ridge::GemmArgs g;
+                            g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = beta;
+                            g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ld;
+                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g));
+                            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                        }
+                        for (int64_t j = 0; j < n; ++j) {
+                            for (int64_t i = 0; i < m; ++i)
+                                ASSERT_EQ(0, std::memcmp(&c_by_ld[0][i + j * ldc], &c_by_ld[1][i + j * (ldc + 1)],
+                                                         sizeof(float)))
+                                    << "C(" << i << "," << j << ") " << c_by_ld[0][i + j * ldc] << " through the copy, "
+                                    << c_by_ld[1][i + j * (ldc + 1)] << " in place";
+                            for (int64_t i = m; i < ldc; ++i)
+                                ASSERT_EQ(kUntouched, c_by_ld[0][i + j * ldc]) << "row " << i << " past m, column " << j;
+                        }
+                        if (beta == 0.0f && offset == 0 && threads == 1)
+                            ASSERT_TRUE(near_exact_product(c_by_ld[0].data(), ldc, a.data(), lda, b.data(), k, m, n, k,
+                                                           1.25f));
+                    }
+        }
+    }
+}
+
 // The driver's small-problem path with each kernel that has one, on the same edge
 // shapes as the blocked path (it has no blocking: the shapes only need to be ragged),
 // and around the merged last row tile (a remainder of up to MR/2 rows joins the

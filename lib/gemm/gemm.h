@@ -88,6 +88,10 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input);
 // Rows of C per block of that sweep (a whole number of MR tiles): each block
 // runs all of its chunks before the next, so its C stays in L2.
 int64_t skinny_block_rows(int64_t n, int64_t MR);
+// Whether that sweep updates each block of C in a scratch copy (ldc a multiple
+// of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
+// the copies), memory permitting; C comes out bit for bit the same either way.
+bool skinny_uses_c_scratch(const GemmArgs& args);
 
 // Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
 // by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).
