@@ -930,7 +930,7 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
-    const int64_t widest = ridge::runtime_config().skinny_max_columns;  // 64 unless a profile moved it
+    const int64_t widest = ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)];  // 64 unless a profile moved it
     ASSERT_GT(widest, 24);
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
                   {600, widest, 500, false, false, 0, "skinny"},

@@ -284,6 +284,30 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     r = parse(Parts().text());
     EXPECT_TRUE(r.profile.has_skinny_path);
     EXPECT_EQ(48, r.profile.skinny_max_columns);
+    // The 16-bit figures are optional (profiles written before them lack them), each on its own.
+    EXPECT_FALSE(r.profile.has_skinny_bf16);
+    EXPECT_FALSE(r.profile.has_skinny_f16);
+    Parts bf16_only;
+    bf16_only.skinny_path = "\"skinny_path\": {\"max_columns\": 96, \"max_columns_bf16\": 64}";
+    r = parse(bf16_only.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_EQ(96, r.profile.skinny_max_columns);
+    EXPECT_TRUE(r.profile.has_skinny_bf16);
+    EXPECT_EQ(64, r.profile.skinny_max_columns_bf16);
+    EXPECT_FALSE(r.profile.has_skinny_f16);
+    Parts both_16bit;
+    both_16bit.skinny_path = "\"skinny_path\": {\"max_columns_f16\": 32, \"max_columns\": 128, \"max_columns_bf16\": 0}";
+    r = parse(both_16bit.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_EQ(128, r.profile.skinny_max_columns);
+    EXPECT_TRUE(r.profile.has_skinny_bf16);
+    EXPECT_EQ(0, r.profile.skinny_max_columns_bf16);
+    EXPECT_TRUE(r.profile.has_skinny_f16);
+    EXPECT_EQ(32, r.profile.skinny_max_columns_f16);
+    // fp32's figure is what makes a skinny_path: without it the object is refused.
+    Parts no_f32;
+    no_f32.skinny_path = "\"skinny_path\": {\"max_columns_bf16\": 64}";
+    expect_refused(no_f32.text(), ProfileStatus::corrupt, "skinny_path.max_columns");
 
     Parts neither;
     neither.small_path = neither.threads = neither.skinny_path = "";
@@ -559,6 +583,15 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
         Parts p;
         p.skinny_path = std::string("\"skinny_path\": {\"max_columns\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "skinny_path.max_columns");
+        for (const char* key : {"max_columns_bf16", "max_columns_f16"}) {
+            p.skinny_path = std::string("\"skinny_path\": {\"max_columns\": 64, \"") + key + "\": " + bad + "}";
+            expect_refused(p.text(), ProfileStatus::corrupt, std::string("skinny_path.") + key);
+        }
+    }
+    for (const char* key : {"max_columns_bf16", "max_columns_f16"}) {
+        Parts p;
+        p.skinny_path = std::string("\"skinny_path\": {\"max_columns\": 64, \"") + key + "\": \"32\"}";
+        expect_refused(p.text(), ProfileStatus::corrupt, std::string("skinny_path.") + key);
     }
     Parts edges;
     edges.skinny_path = "\"skinny_path\": {\"max_columns\": 4096}";

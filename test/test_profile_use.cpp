@@ -42,7 +42,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000},\n"
-           "  \"skinny_path\": {\"max_columns\": 8},\n"
+           "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
@@ -172,6 +172,38 @@ void expect_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expect_pro
     EXPECT_STREQ(expect_profile ? "blocked" : "skinny", r.path);
 }
 
+// 16-bit inputs, each under its own limit (the profile's 24 for bf16 and 4 for
+// fp16, against fp32's 8; built in 64 and 32): widths between the limits, so
+// a type held to another type's limit takes the other path. 0.5 and 0.25 are
+// exact in both types.
+void expect_16bit_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
+    const int m = 600, k = 1000;  // m >= 512: the skinny path may take more than 24 columns
+    using Gemm16 = ridge_status (*)(ridge_layout, ridge_transpose, ridge_transpose, int64_t, int64_t, int64_t, float,
+                                    const uint16_t*, int64_t, const uint16_t*, int64_t, float, float*, int64_t);
+    struct Case {
+        ridge::Dtype input;
+        int n;
+        const char* with_profile;
+        const char* built_in;
+    };
+    for (const Case& t : {Case{ridge::Dtype::bf16, 16, "skinny", "skinny"}, Case{ridge::Dtype::f16, 16, "blocked", "skinny"},
+                          Case{ridge::Dtype::bf16, 40, "blocked", "skinny"}, Case{ridge::Dtype::f16, 40, "blocked", "blocked"}}) {
+        SCOPED_TRACE(std::string(ridge::dtype_name(t.input)) + " n = " + std::to_string(t.n));
+        if (cfg.gemm(t.input).kernel->skinny == nullptr) continue;  // no skinny path for it on this CPU
+        const bool bf16 = t.input == ridge::Dtype::bf16;
+        const Gemm16 gemm = bf16 ? ridge_gemm_bf16 : ridge_gemm_f16;
+        std::vector<uint16_t> a(size_t(m) * k, bf16 ? 0x3F00 : 0x3800), b(size_t(k) * t.n, bf16 ? 0x3E80 : 0x3400);
+        std::vector<float> c(size_t(m) * t.n, 0.0f);
+        ASSERT_EQ(RIDGE_SUCCESS, gemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, t.n, k, 1.0f, a.data(), m,
+                                      b.data(), k, 0.0f, c.data(), m));
+        EXPECT_EQ(0.125f * k, c[0]);
+        EXPECT_EQ(0.125f * k, c.back());
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(expect_profile ? t.with_profile : t.built_in, r.path);
+    }
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -185,7 +217,13 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(5000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
         EXPECT_EQ(4321.0, cfg.small_min_flops_per_thread);
-        EXPECT_EQ(8, cfg.skinny_max_columns);
+        EXPECT_EQ(8, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
+        EXPECT_EQ(24, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
+        EXPECT_EQ(4, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
+    } else {  // the built-in figures (dispatch.cpp)
+        EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
+        EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
+        EXPECT_EQ(32, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
     }
     expect_correct_sgemm();
     ridge_report r;
@@ -193,6 +231,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     EXPECT_STREQ("blocked", r.path);
     if (expect_profile) EXPECT_EQ(64, r.KC);
     expect_skinny_path_follows(cfg, expect_profile);
+    expect_16bit_skinny_path_follows(cfg, expect_profile);
 }
 
 }  // namespace

@@ -143,8 +143,14 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     for (const ModelRow& row : run.model) kernels[profile_key(row.input, *row.kernel)] = kernel_json(run, row);
     j["kernels"] = kernels;
     j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
-    if (run.crossover.skinny_max_columns > 0)
-        j["skinny_path"] = {{"max_columns", run.crossover.skinny_max_columns}};
+    // fp32's figure is the one a skinny_path must have; the 16-bit ones where measured.
+    const int64_t* skinny = run.crossover.skinny_max_columns;
+    if (skinny[int(ridge::Dtype::f32)] > 0) {
+        Json columns = {{"max_columns", skinny[int(ridge::Dtype::f32)]}};
+        if (skinny[int(ridge::Dtype::bf16)] > 0) columns["max_columns_bf16"] = skinny[int(ridge::Dtype::bf16)];
+        if (skinny[int(ridge::Dtype::f16)] > 0) columns["max_columns_f16"] = skinny[int(ridge::Dtype::f16)];
+        j["skinny_path"] = columns;
+    }
     // What was measured (0: never paid, or one core): the library keeps its own figure for the rest.
     Json threads = Json::object();
     if (run.crossover.min_flops_per_thread > 0) threads["min_flops_per_thread"] = run.crossover.min_flops_per_thread;

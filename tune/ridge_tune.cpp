@@ -179,7 +179,15 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     const double small_per_thread = run.crossover.small_min_flops_per_thread > 0
                                         ? run.crossover.small_min_flops_per_thread
                                         : cfg.small_min_flops_per_thread;
-    search_skinny_crossover(*f32.kernel, f32.chosen, std::max(3.0, budget.left() / 2), &run.crossover);
+    search_skinny_crossover(*f32.kernel, f32.chosen, ridge::Dtype::f32, std::max(3.0, budget.left() / 2),
+                            &run.crossover);
+    // 16-bit A on the kernels its searches chose (their crossover comes earlier: dispatch.cpp).
+    for (ridge::Dtype input : {ridge::Dtype::bf16, ridge::Dtype::f16})
+        for (const KernelSearch& s : run.searches)
+            if (s.input == input) {
+                search_skinny_crossover(*s.kernel, s.chosen, input, std::max(2.0, budget.left() / 4), &run.crossover);
+                break;
+            }
     search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
                            cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
@@ -196,9 +204,11 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
                 run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
                 cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,
                 measured(run.crossover.small_min_flops_per_thread), cfg.small_min_flops_per_thread);
-    if (run.crossover.skinny_max_columns > 0)
-        std::printf("  skinny path up to n = %lld columns (before this run %lld)\n",
-                    (long long)run.crossover.skinny_max_columns, (long long)cfg.skinny_max_columns);
+    for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16})
+        if (run.crossover.skinny_max_columns[int(input)] > 0)
+            std::printf("  %s skinny path up to n = %lld columns (before this run %lld)\n", ridge::dtype_name(input),
+                        (long long)run.crossover.skinny_max_columns[int(input)],
+                        (long long)cfg.skinny_max_columns[int(input)]);
 }
 
 void run_exhaustive(TuneRun& run) {

@@ -337,8 +337,8 @@ void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParam
         flops_per_thread_where_two_pay(one, two, {48, 64, 80, 96, 112, 128, 160, 192}, "small path: ", seconds, out);
 }
 
-void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
-                             Crossover* out) {
+void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, ridge::Dtype input,
+                             double seconds, Crossover* out) {
     if (kernel.skinny == nullptr) return;
     ridge::GemmPlan skinny = blocked_plan(kernel, blocking, 1);
     skinny.skinny_path = true;
@@ -349,17 +349,17 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
     for (int64_t n : {32, 48, 64, 96, 128}) {
         if (n > ridge::kSkinnyMaxN) break;
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return;
-        Problem p(ridge::Dtype::f32, kRows, n, kDepth);
+        Problem p(input, kRows, n, kDepth);
         const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
         char line[128];
-        std::snprintf(line, sizeof line, "%lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
-                      (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
+        std::snprintf(line, sizeof line, "%s %lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
+                      ridge::dtype_name(input), (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
         out->lines.push_back(line);
         // The run of widths from the bottom where reading A in place keeps up (2% for noise).
         if (g[0] < 0.98 * g[1]) break;
         widest = n;
     }
-    out->skinny_max_columns = widest;
+    out->skinny_max_columns[int(input)] = widest;
 }
 
 void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,

@@ -72,7 +72,7 @@ GridResult exhaustive_grid(const KernelSearch& s);
 // small path, the first size from which the second thread pays.
 struct Crossover {
     double small_max_volume = 0;
-    int64_t skinny_max_columns = 0;        // 0: not measured (no skinny kernel, or out of time)
+    int64_t skinny_max_columns[3] = {};    // by Dtype; 0: not measured (no skinny kernel, or out of time)
     double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)
     double small_min_flops_per_thread = 0; // 0: not measured (one core, no small kernel, or never pays)
     std::vector<std::string> lines;        // what was measured, for the profile and the log
@@ -88,11 +88,11 @@ void search_thread_threshold(const ridge::GemmKernel& kernel, const ridge::Block
                              double seconds, Crossover* out);
 void search_small_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                                    double seconds, Crossover* out);
-// The fp32 skinny path (A read once in place) against the blocked path on the
-// decode shape, 4096 x n x 4096, one thread each, n from 32 up to the driver's
-// limit: the widest n up to which the skinny path keeps up (24 when it loses
-// already at 32: below that the dispatcher's own rule holds).
+// The skinny path (A read once in place) against the blocked path on the
+// decode shape, 4096 x n x 4096 of `input`, one thread each, n from 32 up to
+// the driver's limit: the widest n up to which the skinny path keeps up (24
+// when it loses already at 32: below that the dispatcher's own rule holds).
 void search_skinny_crossover(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
-                             double seconds, Crossover* out);
+                             ridge::Dtype input, double seconds, Crossover* out);
 
 }  // namespace ridge_tune

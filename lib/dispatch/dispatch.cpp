@@ -77,6 +77,15 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // chunk of A). See bench/shapes/decode.txt. A profile may move it (ridge-tune
 // measures the same shape); the driver holds at most kSkinnyMaxN.
 constexpr int64_t kSkinnyMaxColumns = 64;
+// 16-bit A: half the bytes to stream, but the blocked path's packing widens A
+// once where the skinny kernel widens it for every column group, so the
+// crossover comes earlier, and earlier for fp16 (a conversion instruction)
+// than for bf16 (a shift and a mask, b6f4ca6). Measured, 1 thread,
+// 4096 x n x 4096, skinny / blocked (paired, ridge-ab with profiles forcing
+// each): bf16 n = 32 1.24, 48 1.07, 64 1.03, 80 0.96; fp16 32 1.14, 48 0.96,
+// 64 0.96, 80 0.83.
+constexpr int64_t kSkinnyMaxColumnsBf16 = 64;
+constexpr int64_t kSkinnyMaxColumnsF16 = 32;
 // How far ahead the GEMV kernels prefetch an A that comes from DRAM: 256
 // elements, 8 lines of 16-bit and 16 of fp32 per column, the best measured
 // for either (gemv_avx512.cpp has the figures).
@@ -94,7 +103,7 @@ constexpr int64_t kSkinnyWideMinRows = 512;
 bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
     return kernel.skinny != nullptr && !g.trans_a &&
-           g.n <= std::min(cfg.skinny_max_columns, kSkinnyMaxN) && g.m >= min_rows;
+           g.n <= std::min(cfg.skinny_max_columns[int(g.input)], kSkinnyMaxN) && g.m >= min_rows;
 }
 
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
@@ -264,8 +273,11 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
                  cfg.small_max_volume, cfg.small_max_a_floats);
-    std::fprintf(stderr, "ridge: fp32 skinny path (A read once in place) up to n = %lld columns (at most %lld)\n",
-                 (long long)cfg.skinny_max_columns, (long long)kSkinnyMaxN);
+    std::fprintf(stderr,
+                 "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
+                 "(at most %lld)\n",
+                 (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
+                 (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)\n",
@@ -382,7 +394,9 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
             cfg.small_max_volume = profile->small_max_volume;
             cfg.small_max_a_floats = profile->small_max_a_floats;
         }
-        if (profile->has_skinny_path) cfg.skinny_max_columns = profile->skinny_max_columns;
+        if (profile->has_skinny_path) cfg.skinny_max_columns[int(Dtype::f32)] = profile->skinny_max_columns;
+        if (profile->has_skinny_bf16) cfg.skinny_max_columns[int(Dtype::bf16)] = profile->skinny_max_columns_bf16;
+        if (profile->has_skinny_f16) cfg.skinny_max_columns[int(Dtype::f16)] = profile->skinny_max_columns_f16;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }
@@ -407,7 +421,9 @@ RuntimeConfig make_config() {
     cfg.default_threads = default_thread_count();
     cfg.small_max_volume = kSmallPathMaxVolume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
-    cfg.skinny_max_columns = kSkinnyMaxColumns;
+    cfg.skinny_max_columns[int(Dtype::f32)] = kSkinnyMaxColumns;
+    cfg.skinny_max_columns[int(Dtype::bf16)] = kSkinnyMaxColumnsBf16;
+    cfg.skinny_max_columns[int(Dtype::f16)] = kSkinnyMaxColumnsF16;
     cfg.min_flops_per_thread = kMinFlopsPerThread;
     cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;

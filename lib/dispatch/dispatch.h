@@ -29,7 +29,7 @@ struct RuntimeConfig {
     // Crossovers: built-in figures, or the tuned profile's.
     double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
-    int64_t skinny_max_columns = 0;      // fp32 with A untransposed takes the skinny path up to this many columns
+    int64_t skinny_max_columns[3] = {};  // by Dtype: A untransposed takes the skinny path up to this many columns
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
     double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)

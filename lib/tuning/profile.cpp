@@ -200,16 +200,31 @@ private:
         return ProfileStatus::loaded;
     }
 
-    // Optional: absent leaves has_skinny_path false.
+    // Optional: absent leaves has_skinny_path false. In it, "max_columns" (fp32)
+    // is required, the 16-bit figures optional (profiles before them have none).
     ProfileStatus read_skinny_path(const JsonNode* skinny, Profile* out) {
         if (skinny == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(skinny)) return fail(ProfileStatus::corrupt, "\"skinny_path\" is not an object");
-        double columns = 0;
-        const ProfileStatus s = read_integer(skinny, "skinny_path", "max_columns", 0, kMaxSkinnyColumns, &columns);
+        ProfileStatus s = read_columns(skinny, "max_columns", &out->skinny_max_columns);
         if (s != ProfileStatus::loaded) return s;
-        out->skinny_max_columns = static_cast<int64_t>(columns);
         out->has_skinny_path = true;
-        return ProfileStatus::loaded;
+        s = read_optional_columns(skinny, "max_columns_bf16", &out->has_skinny_bf16, &out->skinny_max_columns_bf16);
+        if (s != ProfileStatus::loaded) return s;
+        return read_optional_columns(skinny, "max_columns_f16", &out->has_skinny_f16, &out->skinny_max_columns_f16);
+    }
+
+    ProfileStatus read_columns(const JsonNode* skinny, const char* key, int64_t* out) {
+        double columns = 0;
+        const ProfileStatus s = read_integer(skinny, "skinny_path", key, 0, kMaxSkinnyColumns, &columns);
+        if (s == ProfileStatus::loaded) *out = static_cast<int64_t>(columns);
+        return s;
+    }
+
+    ProfileStatus read_optional_columns(const JsonNode* skinny, const char* key, bool* present, int64_t* out) {
+        if (doc_.object_get(skinny, key) == nullptr) return ProfileStatus::loaded;
+        const ProfileStatus s = read_columns(skinny, key, out);
+        *present = s == ProfileStatus::loaded;
+        return s;
     }
 
     ProfileStatus read_threads(const JsonNode* threads, Profile* out) {

@@ -21,7 +21,8 @@
 //     ...
 //   },
 //   "small_path": {"max_volume": 4096000, "max_a_floats": 262144},      (optional)
-//   "skinny_path": {"max_columns": 64},                                  (optional)
+//   "skinny_path": {"max_columns": 64,                                   (optional;
+//                   "max_columns_bf16": 64, "max_columns_f16": 32},       16-bit ones too)
 //   "threads": {"min_flops_per_thread": 8000000,                         (optional;
 //               "small_min_flops_per_thread": 884736}                     at least one of the two)
 // }
@@ -61,8 +62,15 @@ struct Profile {
     double small_max_volume = 0;    // m*n*k up to which the unpacked small path runs
     double small_max_a_floats = 0;  // and op(A), padded to MR rows, has at most this many floats
 
+    // Widest C (columns) the skinny path takes, by the input type of A and B
+    // (its crossover with the blocked path moves with the bytes of A per element
+    // and with the kernel that widens them).
     bool has_skinny_path = false;
-    int64_t skinny_max_columns = 0;  // widest C (columns) the fp32 skinny path takes
+    int64_t skinny_max_columns = 0;  // fp32
+    bool has_skinny_bf16 = false;
+    int64_t skinny_max_columns_bf16 = 0;
+    bool has_skinny_f16 = false;
+    int64_t skinny_max_columns_f16 = 0;
 
     bool has_threads = false;
     double min_flops_per_thread = 0;
@@ -91,7 +99,8 @@ constexpr size_t kMaxProfileBytes = 1 << 20;
 // `loaded`, `*out` is reset to an empty Profile and `why` (if not null) gets a
 // one-line reason, NUL-terminated, truncated to `why_size`.
 // Values are range-checked: KC, MC, NC in [1, 1<<24]; small_path values in
-// [0, 1e12]; skinny_path.max_columns a whole number in [0, 4096];
+// [0, 1e12]; skinny_path.max_columns (required in it), max_columns_bf16 and
+// max_columns_f16 whole numbers in [0, 4096];
 // min_flops_per_thread and small_min_flops_per_thread in [0, 1e12]; kernel names 1..47 chars.
 // Whether KC/MC/NC suit a kernel's MR/NR is the caller's check (it knows the kernel).
 ProfileStatus parse_profile(const char* text, size_t length, const CpuSignature& here, Profile* out,
