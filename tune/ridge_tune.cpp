@@ -198,8 +198,12 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     // one, or the profile it loaded). A figure not measured is left out of the
     // new profile, and the library's built-in one applies.
     auto measured = [](double v) { return v > 0 ? "" : " (not measured)"; };
-    std::printf("  small path up to m*n*k = %.4g (before this run %.4g)\n", run.crossover.small_max_volume,
-                cfg.small_max_volume);
+    if (run.crossover.small_not_measured.empty())
+        std::printf("  small path up to m*n*k = %.4g (before this run %.4g)\n", run.crossover.small_max_volume,
+                    cfg.small_max_volume);
+    else
+        std::printf("  small path limit not measured (%s): left out of the profile (before this run %.4g)\n",
+                    run.crossover.small_not_measured.c_str(), cfg.small_max_volume);
     std::printf("  a thread per %.3g flops%s on the blocked path (before %.3g), %.3g%s on the small path (before %.3g)\n",
                 run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
                 cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,

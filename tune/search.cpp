@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <initializer_list>
 #include <numeric>
+#include <string>
+
+#include "peak.h"
 
 namespace ridge_tune {
 namespace {
@@ -261,6 +264,41 @@ GridResult exhaustive_grid(const KernelSearch& s) {
     return out;
 }
 
+// The host's speed while a crossover is measured. This VM's host slows a core
+// for minutes at a time (to ~60% of its FMA rate), and not every path alike:
+// one main job's tuning run, its FMA-bound rates at ~65% of their usual, put
+// the small path at 0.94-0.95x the blocked one at 256^3 (1.04-1.07x on a quiet
+// host) and cut it at 192^3, which the library then used at every size. So
+// each measurement of a crossover is bracketed by two runs of the FMA probe
+// of the kernel's ISA, and counts only when the slower of them is at least
+// kMinHostSpeed of the fastest probe seen in that search. That catches a
+// slowed core, not a busy memory side: in another run 384^3 fell to 0.62x its
+// usual rate on both paths (the small path more) with the probe at 95-97%.
+constexpr double kMinHostSpeed = 0.85;
+
+class HostSpeed {
+public:
+    explicit HostSpeed(const GemmKernel& kernel) : isa_(kernel.isa == ridge::Isa::avx2 ? "avx2" : "avx512") {}
+    // The probe's rate now over the fastest it has run in this search (1 at the fastest).
+    double now() {
+        const double gflops = ridge_bench::measured_fp32_peak_gflops(isa_);
+        fastest_ = std::max(fastest_, gflops);
+        return fastest_ > 0 ? gflops / fastest_ : 1.0;
+    }
+
+private:
+    std::string isa_;
+    double fastest_ = 0;
+};
+
+// Appends to a crossover's log line how fast the host ran, and whether that counts.
+void note_host_speed(std::string& line, double speed) {
+    char note[96];
+    std::snprintf(note, sizeof note, "; host at %.0f%% of its fastest%s", 100 * speed,
+                  speed < kMinHostSpeed ? ": not counted" : "");
+    line += note;
+}
+
 // Calls per timed sample in the small-path crossover (see there): at 512^3 a
 // call takes ~0.8 ms on 2 threads, so a size costs about 4 plans x 7 rounds
 // x 8 calls x ~1.2 ms = 0.3 s.
@@ -274,6 +312,8 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     auto team_for = [threads](double flops, double per_thread) {
         return int(std::min<double>(threads, std::max(1.0, flops / std::max(per_thread, 1.0))));
     };
+    HostSpeed host(kernel);
+    host.now();
     for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
@@ -306,9 +346,13 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // A size that falls short is measured once more, longer, before the
         // search stops there: on this project's shared VM one 7-round
         // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
-        bool keeps_up = false;
+        // A measurement on a slowed host (HostSpeed) is not counted; a size with no
+        // counted measurement leaves the crossover unmeasured.
+        bool keeps_up = false, counted = false;
         for (int rounds : {7, 15}) {
+            const double before = host.now();
             const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
+            const double speed = std::min(before, host.now());
             const double one = t.paired_ratio(0, 1), team = threaded ? t.paired_ratio(2, 3) : 1.0;
             char line[240];
             int len = std::snprintf(line, sizeof line,
@@ -317,9 +361,17 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             if (threaded)
                 std::snprintf(line + len, sizeof line - len, "; %.1f (%d threads), %.1f (%d) (paired %.3fx)",
                               t.gflops[2], small_team, t.gflops[3], blocked_team, team);
-            out->lines.push_back(line);
+            std::string logged = line;
+            note_host_speed(logged, speed);
+            out->lines.push_back(logged);
+            if (speed < kMinHostSpeed) continue;
+            counted = true;
             keeps_up = one >= 0.98 && team >= 0.98;
             if (keeps_up) break;
+        }
+        if (!counted) {
+            out->small_not_measured = "the host was slowed at n = " + std::to_string(n);
+            return;
         }
         if (!keeps_up) break;
         out->small_max_volume = double(n) * double(n) * double(n);
@@ -345,16 +397,23 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
     const ridge::GemmPlan blocked = blocked_plan(kernel, blocking, 1);
     constexpr int64_t kRows = 4096, kDepth = 4096;  // the decode benchmark's weight matrix: A from memory
     const auto t0 = std::chrono::steady_clock::now();
+    HostSpeed host(kernel);
+    host.now();
     int64_t widest = 24;
     for (int64_t n : {32, 48, 64, 96, 128}) {
         if (n > ridge::kSkinnyMaxN) break;
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return;
         Problem p(input, kRows, n, kDepth);
+        const double before = host.now();
         const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
+        const double speed = std::min(before, host.now());
         char line[128];
         std::snprintf(line, sizeof line, "%s %lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
                       ridge::dtype_name(input), (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
-        out->lines.push_back(line);
+        std::string logged = line;
+        note_host_speed(logged, speed);
+        out->lines.push_back(logged);
+        if (speed < kMinHostSpeed) return;  // not measured: the library keeps its own figure
         // The run of widths from the bottom where reading A in place keeps up (2% for noise).
         if (g[0] < 0.98 * g[1]) break;
         widest = n;

@@ -72,6 +72,7 @@ GridResult exhaustive_grid(const KernelSearch& s);
 // small path, the first size from which the second thread pays.
 struct Crossover {
     double small_max_volume = 0;
+    std::string small_not_measured;        // why small_max_volume was not measured (empty: it was)
     int64_t skinny_max_columns[3] = {};    // by Dtype; 0: not measured (no skinny kernel, or out of time)
     double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)
     double small_min_flops_per_thread = 0; // 0: not measured (one core, no small kernel, or never pays)
