@@ -9,6 +9,8 @@
 #include <numeric>
 #include <string>
 
+#include "cut_short.h"
+#include "dispatch/dispatch.h"
 #include "peak.h"
 
 namespace ridge_tune {
@@ -314,8 +316,19 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     };
     HostSpeed host(kernel);
     host.now();
+    // Cut short (see cut_short.h): the run measured so far goes into the profile
+    // only where it goes beyond the library's own limit.
+    auto cut_short = [out](const std::string& why) {
+        const double kept = out->small_max_volume;
+        out->small_max_volume = figure_when_cut_short(kept, ridge::builtin_crossovers().small_max_volume);
+        if (out->small_max_volume > 0)
+            out->lines.push_back(why + ": the run measured so far is kept, beyond the library's own limit");
+        else
+            out->small_not_measured = why;
+    };
     for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+            return cut_short("out of time at n = " + std::to_string(n));
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
         if (padded_a > max_a_floats) break;  // the library would not take the small path anyway
         Problem p(ridge::Dtype::f32, n);
@@ -369,10 +382,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             keeps_up = one >= 0.98 && team >= 0.98;
             if (keeps_up) break;
         }
-        if (!counted) {
-            out->small_not_measured = "the host was slowed at n = " + std::to_string(n);
-            return;
-        }
+        if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
         if (!keeps_up) break;
         out->small_max_volume = double(n) * double(n) * double(n);
     }
@@ -399,10 +409,20 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
     const auto t0 = std::chrono::steady_clock::now();
     HostSpeed host(kernel);
     host.now();
-    int64_t widest = 24;
+    int64_t widest = 24;  // the skinny path's smallest limit: below 32 columns nothing else competes
+    // Cut short (see cut_short.h): the widths measured so far count only beyond the library's own limit.
+    auto cut_short = [&](const std::string& why) {
+        const int64_t kept = int64_t(
+            figure_when_cut_short(double(widest), double(ridge::builtin_crossovers().skinny_max_columns[int(input)])));
+        out->skinny_max_columns[int(input)] = kept;
+        out->lines.push_back(std::string(ridge::dtype_name(input)) + " skinny crossover " + why +
+                             (kept > 0 ? ": the widths measured so far are kept, beyond the library's own limit"
+                                       : ": not measured, the library's own limit applies"));
+    };
     for (int64_t n : {32, 48, 64, 96, 128}) {
         if (n > ridge::kSkinnyMaxN) break;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+            return cut_short("cut short: out of time at n = " + std::to_string(n));
         Problem p(input, kRows, n, kDepth);
         const double before = host.now();
         const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
@@ -413,7 +433,7 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
         std::string logged = line;
         note_host_speed(logged, speed);
         out->lines.push_back(logged);
-        if (speed < kMinHostSpeed) return;  // not measured: the library keeps its own figure
+        if (speed < kMinHostSpeed) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
         // The run of widths from the bottom where reading A in place keeps up (2% for noise).
         if (g[0] < 0.98 * g[1]) break;
         widest = n;

@@ -403,6 +403,18 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
     delete profile;
 }
 
+}  // namespace
+
+BuiltInCrossovers builtin_crossovers() {
+    BuiltInCrossovers b{kSmallPathMaxVolume, {}};
+    b.skinny_max_columns[int(Dtype::f32)] = kSkinnyMaxColumns;
+    b.skinny_max_columns[int(Dtype::bf16)] = kSkinnyMaxColumnsBf16;
+    b.skinny_max_columns[int(Dtype::f16)] = kSkinnyMaxColumnsF16;
+    return b;
+}
+
+namespace {
+
 RuntimeConfig make_config() {
     RuntimeConfig cfg;
     cfg.verbose = env("RIDGE_VERBOSE") != nullptr && std::strcmp(env("RIDGE_VERBOSE"), "0") != 0;
@@ -419,11 +431,11 @@ RuntimeConfig make_config() {
     cfg.choices[int(Dtype::bf16)].blocking =
         blocking_from_model(machine_topology(), bf16->MR, bf16->NR, bf16->packed_bytes, bf16->min_KC);
     cfg.default_threads = default_thread_count();
-    cfg.small_max_volume = kSmallPathMaxVolume;
+    const BuiltInCrossovers builtin = builtin_crossovers();
+    cfg.small_max_volume = builtin.small_max_volume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
-    cfg.skinny_max_columns[int(Dtype::f32)] = kSkinnyMaxColumns;
-    cfg.skinny_max_columns[int(Dtype::bf16)] = kSkinnyMaxColumnsBf16;
-    cfg.skinny_max_columns[int(Dtype::f16)] = kSkinnyMaxColumnsF16;
+    for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})
+        cfg.skinny_max_columns[int(input)] = builtin.skinny_max_columns[int(input)];
     cfg.min_flops_per_thread = kMinFlopsPerThread;
     cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;

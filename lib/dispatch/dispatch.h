@@ -39,6 +39,14 @@ struct RuntimeConfig {
 };
 const RuntimeConfig& runtime_config();
 
+// The crossover figures built into the library: what applies when no profile
+// gives one (so also what a figure ridge-tune leaves out of a profile falls back to).
+struct BuiltInCrossovers {
+    double small_max_volume;
+    int64_t skinny_max_columns[3];  // by Dtype
+};
+BuiltInCrossovers builtin_crossovers();
+
 // Threads for a problem of `flops` from the calling thread: 1 inside a caller's
 // parallel region, else the thread's setting capped so each thread gets at least
 // min_flops_per_thread (the configured one of the blocked path by default).

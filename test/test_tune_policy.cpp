@@ -1,0 +1,40 @@
+// ridge-tune's rule for a crossover search cut short (tune/cut_short.h), and
+// the built-in figures it compares against.
+#include <gtest/gtest.h>
+
+#include "cut_short.h"
+#include "dispatch/dispatch.h"
+
+namespace {
+
+using ridge_tune::figure_when_cut_short;
+
+TEST(CutShort, AMeasuredRunBeyondTheLibrarysLimitIsKept) {
+    EXPECT_EQ(figure_when_cut_short(96, 64), 96);
+    EXPECT_EQ(figure_when_cut_short(65, 64), 65);
+    EXPECT_EQ(figure_when_cut_short(256.0 * 256 * 256, 128.0 * 128 * 128), 256.0 * 256 * 256);
+}
+
+TEST(CutShort, AMeasuredRunUpToTheLibrarysLimitIsLeftOut) {
+    // Only a lower bound was measured: it must not lower the library's figure.
+    EXPECT_EQ(figure_when_cut_short(64, 64), 0);
+    EXPECT_EQ(figure_when_cut_short(32, 64), 0);
+    EXPECT_EQ(figure_when_cut_short(24, 32), 0);
+    EXPECT_EQ(figure_when_cut_short(0, 512.0 * 512 * 512), 0);  // nothing measured
+}
+
+// Every test runs with RIDGE_PROFILE=none (test/CMakeLists.txt): the
+// configuration then holds the built-in figures, the ones ridge-tune's
+// cut-short rule compares against.
+TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::BuiltInCrossovers builtin = ridge::builtin_crossovers();
+    EXPECT_EQ(cfg.small_max_volume, builtin.small_max_volume);
+    for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::f16, ridge::Dtype::bf16}) {
+        EXPECT_GT(builtin.skinny_max_columns[int(input)], 0) << ridge::dtype_name(input);
+        EXPECT_EQ(cfg.skinny_max_columns[int(input)], builtin.skinny_max_columns[int(input)])
+            << ridge::dtype_name(input);
+    }
+}
+
+}  // namespace
