@@ -1,6 +1,8 @@
 # Each kernel file is compiled with the flags of its own ISA and nothing else,
 # so one binary runs on any x86-64 CPU and picks at run time (never -march=native).
-set(RIDGE_FLAGS_avx512 -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma -mf16c)
+# -mprfchw: PREFETCHW (the 32 x 12 kernel's prefetch of C); every CPU with
+# AVX-512F has it (Intel from Broadwell, AMD always), and it is only a hint.
+set(RIDGE_FLAGS_avx512 -mprfchw -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma -mf16c)
 set(RIDGE_FLAGS_avx512bf16 ${RIDGE_FLAGS_avx512} -mavx512bf16)
 set(RIDGE_FLAGS_amx ${RIDGE_FLAGS_avx512bf16} -mamx-tile -mamx-bf16)
 set(RIDGE_FLAGS_avx2 -mavx2 -mfma -mf16c)
