@@ -176,20 +176,44 @@ struct MacroStep {
     bool stream_c = false;  // see GemmPlan::stream_c
 };
 
+// Call `call` of `calls` in an ir loop: prefetch its share of the lines of the
+// next B micro-panel (`bytes` at `next`) into L2. The whole packed panel of B
+// does not fit in L2 beside the block of A, so each micro-panel comes from L3
+// when its ir loop starts, and the first kernel call on it waited for its
+// broadcasts of B until the hardware prefetcher caught up; this way they come
+// from L2. Into L2 rather than L1, where the current micro-panel is being
+// read, and spread over the calls, not issued at once, so the prefetches do
+// not crowd out the kernel's own fill buffers. Measured, paired against the
+// previous build (`ridge-ab OLD NEW M N K ROUNDS`, 1 thread): 2048^3
+// 1.001-1.017 over eleven runs (median 1.010), bf16 inputs 1.011, 2064^3
+// 1.006, 3000^3 0.998, NT 1024^3 1.001, 4096 x 256 x 4096 0.996, 2 threads
+// 2048^3 0.998-1.002; into L1 over the last four calls instead 1.004 at 2048^3.
+void prefetch_share_of_next_micro_panel(const char* next, int64_t bytes, int64_t call, int64_t calls) {
+    constexpr int64_t kLine = 64;
+    const int64_t lines = bytes / kLine, per_call = (lines + calls - 1) / calls;
+    const int64_t first = call * per_call, last = std::min(lines, first + per_call);
+    for (int64_t line = first; line < last; ++line) __builtin_prefetch(next + line * kLine, 0, 2);  // 2: prefetcht1
+}
+
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int64_t nr = std::min(NR, st.nc - jp * NR);
-    const char* b = st.packed_b + jp * panel_bytes(NR, st.kc, ker.packed_bytes);
+    const int64_t b_bytes = panel_bytes(NR, st.kc, ker.packed_bytes);
+    const char* b = st.packed_b + jp * b_bytes;
+    // The next micro-panel of the packed panel, if it has one (none when packed one at a time).
+    const char* b_next = st.b_per_micro_panel || (jp + 1) * NR >= st.nc ? nullptr : b + b_bytes;
     if (st.b_per_micro_panel) {
         pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
         b = b_buffer;
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
+    const int64_t calls = ceil_div(st.mc, MR);
     for (int64_t i0 = 0; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
+        if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
         const char* a = st.packed_a + (i0 / MR) * a_stride;
         float* cij = st.c + i0 + jp * NR * st.ldc;
         if (mr == MR && nr == NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
