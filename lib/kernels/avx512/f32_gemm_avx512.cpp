@@ -78,8 +78,8 @@ inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* 
     if (!kPrefetchC) return;
     // Short k (kc < kLateSteps): the columns' prefetches come closer together.
     for (int j = 0; j < kNR; ++j) {
-        _m_prefetchw(c + j * ldc);
-        _m_prefetchw(c + j * ldc + 16);
+        __builtin_prefetch(c + j * ldc, 1, 3);  // write intent: prefetchw (-mprfchw)
+        __builtin_prefetch(c + j * ldc + 16, 1, 3);
         const int64_t steps = late_steps * (j + 1) / kNR - late_steps * j / kNR;
         for (int64_t s = 0; s < steps; ++s) k_step_32x12(a, b, lo, hi);
     }
