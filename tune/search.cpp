@@ -3,11 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "cut_short.h"
 #include "dispatch/dispatch.h"
@@ -271,33 +273,62 @@ GridResult exhaustive_grid(const KernelSearch& s) {
 // one main job's tuning run, its FMA-bound rates at ~65% of their usual, put
 // the small path at 0.94-0.95x the blocked one at 256^3 (1.04-1.07x on a quiet
 // host) and cut it at 192^3, which the library then used at every size. So
-// each measurement of a crossover is bracketed by two runs of the FMA probe
-// of the kernel's ISA, and counts only when the slower of them is at least
-// kMinHostSpeed of the fastest probe seen in that search. That catches a
-// slowed core, not a busy memory side: in another run 384^3 fell to 0.62x its
-// usual rate on both paths (the small path more) with the probe at 95-97%.
+// each measurement of a crossover is bracketed by two runs of two probes, and
+// counts only when the slower run of each is at least kMinHostSpeed of the
+// fastest that probe ran in that search: the FMA loop of the kernel's ISA (a
+// slowed core), and a read of a buffer beyond L2 (a busy memory side, which
+// the FMA loop does not see: in one tuner run 384^3 fell to 0.62x its usual
+// rate on both paths, the small path more, with the FMA probe at 95-97%).
 constexpr double kMinHostSpeed = 0.85;
+
+// Each probe's rate over the fastest it ran in the search (1 at the fastest).
+struct HostSpeedNow {
+    double fma = 1, reads = 1;
+    double slower() const { return std::min(fma, reads); }
+    HostSpeedNow slower_of_each(const HostSpeedNow& other) const {
+        return {std::min(fma, other.fma), std::min(reads, other.reads)};
+    }
+};
 
 class HostSpeed {
 public:
-    explicit HostSpeed(const GemmKernel& kernel) : isa_(kernel.isa == ridge::Isa::avx2 ? "avx2" : "avx512") {}
-    // The probe's rate now over the fastest it has run in this search (1 at the fastest).
-    double now() {
+    explicit HostSpeed(const GemmKernel& kernel)
+        : isa_(kernel.isa == ridge::Isa::avx2 ? "avx2" : "avx512"), buffer_(kReadProbeBytes / sizeof(float), 1.0f) {}
+    HostSpeedNow now() {
         const double gflops = ridge_bench::measured_fp32_peak_gflops(isa_);
-        fastest_ = std::max(fastest_, gflops);
-        return fastest_ > 0 ? gflops / fastest_ : 1.0;
+        const double gbps = read_gbps();
+        fastest_gflops_ = std::max(fastest_gflops_, gflops);
+        fastest_gbps_ = std::max(fastest_gbps_, gbps);
+        return {fastest_gflops_ > 0 ? gflops / fastest_gflops_ : 1.0, fastest_gbps_ > 0 ? gbps / fastest_gbps_ : 1.0};
     }
 
 private:
+    // 16 MiB: beyond the L2 of any current x86 core, in the L3 of a server part
+    // (its DRAM on a small desktop L3: the memory side either way). Three
+    // samples of four passes, the median: ~7 ms at this VM's 27 GB/s.
+    static constexpr int64_t kReadProbeBytes = int64_t(16) << 20;
+    double read_gbps() {
+        double rates[3];
+        for (double& rate : rates) {
+            const auto t0 = std::chrono::steady_clock::now();
+            double bytes = 0;
+            for (int pass = 0; pass < 4; ++pass) bytes += ridge_bench::read_bytes(buffer_.data(), int64_t(buffer_.size()));
+            rate = bytes / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e-9;
+        }
+        std::sort(rates, rates + 3);
+        return rates[1];
+    }
+
     std::string isa_;
-    double fastest_ = 0;
+    std::vector<float> buffer_;
+    double fastest_gflops_ = 0, fastest_gbps_ = 0;
 };
 
 // Appends to a crossover's log line how fast the host ran, and whether that counts.
-void note_host_speed(std::string& line, double speed) {
-    char note[96];
-    std::snprintf(note, sizeof note, "; host at %.0f%% of its fastest%s", 100 * speed,
-                  speed < kMinHostSpeed ? ": not counted" : "");
+void note_host_speed(std::string& line, const HostSpeedNow& speed) {
+    char note[128];
+    std::snprintf(note, sizeof note, "; host at %.0f%% (FMA) and %.0f%% (reads) of its fastest%s", 100 * speed.fma,
+                  100 * speed.reads, speed.slower() < kMinHostSpeed ? ": not counted" : "");
     line += note;
 }
 
@@ -363,9 +394,9 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // counted measurement leaves the crossover unmeasured.
         bool keeps_up = false, counted = false;
         for (int rounds : {7, 15}) {
-            const double before = host.now();
+            const HostSpeedNow before = host.now();
             const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
-            const double speed = std::min(before, host.now());
+            const HostSpeedNow speed = before.slower_of_each(host.now());
             const double one = t.paired_ratio(0, 1), team = threaded ? t.paired_ratio(2, 3) : 1.0;
             char line[240];
             int len = std::snprintf(line, sizeof line,
@@ -377,7 +408,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             std::string logged = line;
             note_host_speed(logged, speed);
             out->lines.push_back(logged);
-            if (speed < kMinHostSpeed) continue;
+            if (speed.slower() < kMinHostSpeed) continue;
             counted = true;
             keeps_up = one >= 0.98 && team >= 0.98;
             if (keeps_up) break;
@@ -424,16 +455,16 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
             return cut_short("cut short: out of time at n = " + std::to_string(n));
         Problem p(input, kRows, n, kDepth);
-        const double before = host.now();
+        const HostSpeedNow before = host.now();
         const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
-        const double speed = std::min(before, host.now());
+        const HostSpeedNow speed = before.slower_of_each(host.now());
         char line[128];
         std::snprintf(line, sizeof line, "%s %lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
                       ridge::dtype_name(input), (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
         std::string logged = line;
         note_host_speed(logged, speed);
         out->lines.push_back(logged);
-        if (speed < kMinHostSpeed) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
+        if (speed.slower() < kMinHostSpeed) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
         // The run of widths from the bottom where reading A in place keeps up (2% for noise).
         if (g[0] < 0.98 * g[1]) break;
         widest = n;
