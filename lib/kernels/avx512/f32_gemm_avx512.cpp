@@ -45,11 +45,14 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // The tile of C is prefetched during the last kLateSteps k steps, one column
 // (2 lines) every kStepsPerColumnOfC steps, with write intent (prefetchw: the
 // lines arrive ready to be stored to). Prefetched at the start of the k loop
-// instead, they sit in L1 for all of it, and at a leading dimension that is a
-// multiple of 1024 floats the 24 lines of a tile fall into two L1 sets (of 12
-// ways) that the streaming A panel also passes through, which evicts some
-// before the end. 48 steps (about 600 cycles at the FMA rate) still cover a
-// fetch from L3. Measured against a prefetch at the start (paired medians,
+// instead, they sit in L1 for all of it, where the streaming A panel can evict
+// them before the end (at a leading dimension that is a multiple of 1024
+// floats all 24 lines fall into two L1 sets of 12 ways). 48 steps (about 600
+// cycles at the FMA rate) still cover a fetch from L3. The C tiles still cost
+// ~3.5% at 2048^3 (every tile in one L1 scratch instead, a timing-only probe:
+// 1.033-1.038) and as much through a copy of C at ldc + 32 (0.993 against
+// C itself): their cost is coming from beyond L1, not the stride.
+// Measured against a prefetch at the start (paired medians,
 // `ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`, 1 thread unless said):
 // 2048^3 0.995-1.015 over seven runs (median 1.008), 2064^3 1.008-1.010,
 // 1024^3 1.003-1.011, NT 1.010, fp16 inputs 2048^3 1.017, 4096 x 128 x 4096
