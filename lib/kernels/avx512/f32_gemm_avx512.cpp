@@ -49,9 +49,11 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // them before the end (at a leading dimension that is a multiple of 1024
 // floats all 24 lines fall into two L1 sets of 12 ways). 48 steps (about 600
 // cycles at the FMA rate) still cover a fetch from L3. The C tiles still cost
-// ~3.5% at 2048^3 (every tile in one L1 scratch instead, a timing-only probe:
-// 1.033-1.038) and as much through a copy of C at ldc + 32 (0.993 against
-// C itself): their cost is coming from beyond L1, not the stride.
+// something: every tile in one L1 scratch instead (a timing-only probe) ran
+// 1.033-1.038x at 2048^3 and 1.012x at 2064^3, and the macro-kernel alone
+// (1024 x 2040, kc 256, C 2048 apart) 169 against 173 GFLOP/s. Running on a
+// copy of C at ldc + 32 measured 0.993, so the power-of-two stride is not
+// the whole of it; how much of the gap it makes is not settled.
 // Measured against a prefetch at the start (paired medians,
 // `ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`, 1 thread unless said):
 // 2048^3 0.995-1.015 over seven runs (median 1.008), 2064^3 1.008-1.010,
