@@ -195,21 +195,32 @@ void prefetch_share_of_next_micro_panel(const char* next, int64_t bytes, int64_t
     for (int64_t line = first; line < last; ++line) __builtin_prefetch(next + line * kLine, 0, 2);  // 2: prefetcht1
 }
 
+// Before the first kernel call on a micro-panel: one prefetch into L2 per
+// column of its first tile of C (at c, nr columns ldc apart), all issued
+// together. Timed call by call (rdtsc, 2048^3, one thread), every call on a
+// micro-panel but the first runs at the kernel's rate with its panels in L1;
+// the first took about 900 TSC cycles (a third of a call) longer, nearly all
+// of it page walks for the 12 columns of C it touches first: C spans 4096
+// pages of 4 KiB, more than the second-level TLB holds, so every KC step walks
+// them all again (with C on 2 MiB pages, in a test program, the first call ran
+// as fast as the others and the whole call 1.014-1.018x faster). The kernel's
+// own prefetches of C meet those walks one column every few k steps near its
+// end; issued together before the call, the walks can overlap (that is the
+// presumed mechanism; the gain is what was measured). Measured with and
+// without it in one process, switched call by call (an experiment build;
+// medians of 20-30 paired ratios, 1 thread): 2048^3 1.008-1.009, 1024^3 1.012, 4096^3 1.023, 1536^3
+// 1.003, NT / TN 2048^3 1.014 / 1.008, 4096 x 256 x 4096 1.009, 256 x 4096 x
+// 4096 1.002; 2 threads 1.003-1.005; against the previous build in ridge-ab
+// (`ridge-ab OLD NEW 2048 2048 2048 20`) 1.005-1.008 in a quiet spell, where
+// two copies of one build read 0.997-1.000. Walking the next
+// micro-panel's columns during this one instead (one per call, or all twelve
+// in one call) measured 0.98-1.002: each walk stalled the call it landed in.
+void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
+    for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
+}
+
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
-//
-// Where a micro-panel's time goes (rdtsc around each kernel call, 2048^3, one
-// thread, a timing-only build): every call after the first runs at the
-// kernel's rate with its panels in L1, within noise; the first takes about 900
-// TSC cycles (a third of a call) longer, nearly all of it page walks for the
-// 12 columns of C it touches first. C spans 4096 pages of 4 KiB, more than
-// the second-level TLB holds, so each KC step walks them all again. With C on
-// 2 MiB pages (a test program's own buffer) the first call ran as fast as the
-// others and the whole call 1.014-1.018x faster. Walking the next
-// micro-panel's pages ahead, one column per call during this one, moved the
-// cost instead of hiding it (each walk stalled the call it landed in by about
-// 80 cycles; paired 0.98-0.996), and all twelve at once in one call measured
-// 0.993-1.002.
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
@@ -218,6 +229,8 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const char* b = st.packed_b + jp * b_bytes;
     // The next micro-panel of the packed panel, if it has one (none when packed one at a time).
     const char* b_next = st.b_per_micro_panel || (jp + 1) * NR >= st.nc ? nullptr : b + b_bytes;
+    // Not when C is streamed out: nothing reads it, and a prefetch would fetch it for nothing.
+    if (!st.stream_c) touch_c_columns(st.c + jp * NR * st.ldc, st.ldc, nr);
     if (st.b_per_micro_panel) {
         pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
         b = b_buffer;
