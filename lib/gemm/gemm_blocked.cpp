@@ -199,24 +199,23 @@ void prefetch_share_of_next_micro_panel(const char* next, int64_t bytes, int64_t
 // column of its first tile of C (at c, nr columns ldc apart), all issued
 // together. Timed call by call (rdtsc, 2048^3, one thread), every call on a
 // micro-panel but the first runs at the kernel's rate with its panels in L1;
-// the first took about 900 TSC cycles (a third of a call) longer, nearly all
-// of it page walks for the 12 columns of C it touches first: C spans 4096
-// pages of 4 KiB, more than the second-level TLB holds, so every KC step walks
-// them all again (with C on 2 MiB pages, in a test program, the first call ran
-// as fast as the others and the whole call 1.014-1.018x faster). The kernel's
-// own prefetches of C meet those walks one column every few k steps near its
-// end; issued together before the call, the walks can overlap (the presumed
-// mechanism; the gain is what was measured). With and without it in one
-// process, switched call by call (an experiment build; medians of 20-30
+// the first took about 900 TSC cycles (a third of a call) longer, nearly all of
+// it page walks for the 12 columns of C it touches first: C spans 4096 pages of
+// 4 KiB, more than the second-level TLB holds, so every KC step walks them all
+// again (with C on 2 MiB pages, in a test program, the first call ran within
+// 100-250 cycles of the others and the whole call 1.014-1.018x faster). The
+// kernel's own prefetches of C meet those walks one column every few k steps
+// near its end; issued together before the call, the walks can overlap (the
+// presumed mechanism; the gain is what was measured). With and without it in
+// one process, switched call by call (an experiment build; medians of 20-30
 // paired ratios, 1 thread): 2048^3 1.008-1.009, 1024^3 1.012, 4096^3 1.023,
-// 1536^3 1.003, NT / TN 2048^3 1.014 / 1.008, 4096 x 256 x 4096 1.009,
-// 256 x 4096 x 4096 1.002, 2 threads 1.003-1.005; against the previous build
+// 1536^3 1.003, NT / TN 2048^3 1.014 / 1.008, 4096 x 256 x 4096 1.009, 256 x
+// 4096 x 4096 1.002, 2 threads 1.003-1.005; against the previous build
 // (`ridge-ab OLD NEW 2048 2048 2048 20`) 1.005-1.008 in a quiet spell, where
-// two copies of one build read 0.997-1.000. Tried beside it: every page of
-// the block's rows, not just the first row's (0.993-1.007 over six shapes),
-// all 24 lines of the first tile (0.997-1.007), the next micro-panel's
-// columns walked during this one (0.98-1.002: each walk stalled the call it
-// landed in).
+// two copies of one build read 0.997-1.000. Tried beside it: every page of the
+// block's rows, not just the first row's (0.993-1.007 over six shapes), all 24
+// lines of the first tile (0.997-1.007), the next micro-panel's columns walked
+// during this one (0.98-1.002: each walk stalled the call it landed in).
 void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
     for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
 }
