@@ -340,6 +340,14 @@ void thread_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float
     meet_the_other_thread();
     g_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
 }
+// The small kernel, spied on both by the small path and by the blocked path,
+// which runs the first tile of a micro-panel packed per micro-panel through it
+// (B read in place; at m = MR that is every tile).
+void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
+                      const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    meet_the_other_thread();
+    g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+}
 
 TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
@@ -349,6 +357,7 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     ridge::GemmKernel spy = *g_real_kernel;
     spy.ukr = &thread_spy_ukr;
+    if (spy.small_f32 != nullptr) spy.small_f32 = &thread_spy_small;
     const int64_t MR = spy.MR, NR = spy.NR;
     // Row split (m large) and panel split (m of one tile).
     for (int64_t m : {8 * MR, MR}) {
@@ -450,11 +459,6 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
 
 // The same on the small path: both threads run small kernels, with A read in
 // place and with A transposed (packed by each thread).
-void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
-                      const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
-    meet_the_other_thread();
-    g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
-}
 
 TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
     if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";

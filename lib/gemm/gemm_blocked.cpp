@@ -58,6 +58,7 @@ struct Schedule {
     int64_t blocks_per_group = 0;
     int64_t kc_max = 0, nc_max = 0;
     bool b_per_micro_panel = false;  // see packs_b_per_micro_panel
+    bool first_tile_reads_b = false;  // see first_tile_reads_b_source
 };
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
@@ -80,6 +81,29 @@ struct Schedule {
 // loop gained nothing either.
 bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b) {
     return threads == 1 && blocks_per_group == 1 && !trans_b;
+}
+
+// Whether, with B packed per micro-panel, the first tile of each micro-panel
+// runs with B read where the caller keeps it, through the kernel's unpacked
+// small-problem kernel (the same FMAs in the same order as the packed kernel,
+// so C is bit for bit the same), before the micro-panel is packed for the
+// tiles after it. Packing first, the micro-panel is read from memory with
+// nothing to overlap it; this way the first tile's FMAs run while its lines
+// arrive, and packing then reads them from L1 or L2. It pays where a
+// micro-panel has few tiles (small m). fp32 B only (the small kernel does not
+// convert). Measured against the previous build (`ridge-ab OLD NEW M N K
+// ROUNDS`, 1 thread unless said): 64 x 4096 x 4096 1.028, 128 x 4096 x 4096
+// 1.029, 256 x 4096 x 4096 1.016, 512 x 2048 x 2048 1.001, 600^3 0.999,
+// 1024^3 0.995-1.001, 1536^3 1.002, 2 threads 1024 x 2048 x 2048 1.004.
+// Tried beside it: the first tile packing B itself (a kernel storing each
+// broadcast value, 12 scalar stores per k step) no better than packing after
+// it, 0.996 with 64-byte masked stores; the same overlap for a panel packed
+// lazily, micro-panel by micro-panel, in the first of several blocks of A
+// (m > MC): 0.991-1.003 at 2048^3 and 3000^3, switched call by call in one
+// experiment build; the first micro-panel reading A in place the same way
+// 0.96 (each k step of A a page apart, which no prefetcher follows).
+bool first_tile_reads_b_source(const GemmArgs& g, const GemmKernel& ker, bool b_per_micro_panel) {
+    return b_per_micro_panel && g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.packed_bytes == 4;
 }
 
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
@@ -111,6 +135,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmKernel& ker, const BlockingP
     s.kc_max = std::min(kc_block, g.k);
     s.nc_max = nc_block(g.n, bp);
     s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
+    s.first_tile_reads_b = first_tile_reads_b_source(g, ker, s.b_per_micro_panel);
     return s;
 }
 
@@ -170,6 +195,7 @@ struct MacroStep {
     const char* packed_a = nullptr;
     const char* packed_b = nullptr;
     bool b_per_micro_panel = false;
+    bool first_tile_reads_b = false;  // Schedule::first_tile_reads_b
     MatrixView b_source{};
     float* c = nullptr;
     int64_t ldc = 0;
@@ -220,6 +246,16 @@ void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
     for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
 }
 
+// The first tile (rows 0..MR-1 of the block) of micro-panel jp with B read
+// from its source (see first_tile_reads_b_source): the small kernel reads the
+// packed A panel as columns MR apart and op(B)'s columns ld apart.
+void run_first_tile_from_b_source(const MacroStep& st, int64_t jp) {
+    const GemmKernel& ker = *st.ker;
+    const MatrixView b = offset(st.b_source, 0, jp * ker.NR);
+    ker.small_f32(ker.MR, ker.NR, st.kc, st.alpha, reinterpret_cast<const float*>(st.packed_a), ker.MR,
+                  static_cast<const float*>(b.data), 1, b.ld, st.beta, st.c + jp * ker.NR * st.ldc, st.ldc);
+}
+
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
@@ -232,13 +268,19 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const char* b_next = st.b_per_micro_panel || (jp + 1) * NR >= st.nc ? nullptr : b + b_bytes;
     // Not when C is streamed out: nothing reads it, and a prefetch would fetch it for nothing.
     if (!st.stream_c) touch_c_columns(st.c + jp * NR * st.ldc, st.ldc, nr);
+    int64_t first_row = 0;  // of the tiles left to run
     if (st.b_per_micro_panel) {
+        // A full first tile written with ordinary stores (not where C is streamed out).
+        if (st.first_tile_reads_b && nr == NR && st.mc >= MR && !st.stream_c) {
+            run_first_tile_from_b_source(st, jp);
+            first_row = MR;
+        }
         pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
         b = b_buffer;
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
     const int64_t calls = ceil_div(st.mc, MR);
-    for (int64_t i0 = 0; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
+    for (int64_t i0 = first_row; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
         if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
         const char* a = st.packed_a + (i0 / MR) * a_stride;
@@ -426,6 +468,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                 step.alpha = g.alpha, step.beta = beta;
                 step.packed_a = my_packed_a, step.packed_b = buf.packed_b;
                 step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
+                step.first_tile_reads_b = s.first_tile_reads_b;
                 step.c = g.c + ic + jc * g.ldc, step.ldc = g.ldc;
                 step.stream_c = stream_c;
                 if (mc > 0 && sharing != nullptr)
