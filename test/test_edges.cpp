@@ -369,14 +369,16 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
     const B blockings[] = {{1, MR, NR}, {8, 2 * MR, 2 * NR}, {13, 3 * MR, NR}, {16, MR, 3 * NR}};
     int serial = 0;
     for (const B& blk : blockings)
-        for (int threads : {1, 2}) {
+        for (int threads : {1, 2})
+        for (bool b_from_memory : {false, true}) {  // see first_tile_reads_b_source
             ridge::GemmPlan plan;
             plan.kernel = ker;
             plan.blocking = {MR, NR, blk.KC, blk.MC, blk.NC};
             plan.threads = threads;
+            plan.b_from_memory = b_from_memory;
             SCOPED_TRACE(std::string(ker->name) + " KC=" + std::to_string(blk.KC) + " MC=" +
                          std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +
-                         " threads=" + std::to_string(threads));
+                         " threads=" + std::to_string(threads) + (b_from_memory ? " B from memory" : ""));
             // m, n, k above two blocks each and ragged, so each loop runs at least three times
             // and ends with a partial block; the last shape puts both threads on one row block.
             const int64_t shapes[][3] = {{2 * blk.MC + 1, 2 * blk.NC + 3, 2 * blk.KC + 1},

@@ -145,17 +145,20 @@ TEST_P(KernelTest, DriverWithTinyBlocking) {
     const uint32_t seed = test_seed() + 1;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    for (int64_t kc : {1, 8, 24}) {
-        const ridge::GemmPlan plan = tiny_plan(kc);
-        SCOPED_TRACE(std::string(kernel_->name) + " tiny KC=" + std::to_string(kc));
-        for (Call call : driver_shapes(kernel_->MR, kernel_->NR, kc))
-            for (int t = 0; t < 4; ++t) {
-                call.ta = t & 1, call.tb = t & 2;
-                call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
-                call.ldc_pad = 3;
-                ASSERT_TRUE(run_driver(call, plan, rng));
-            }
-    }
+    for (int64_t kc : {1, 8, 24})
+        for (bool b_from_memory : {false, true}) {  // see first_tile_reads_b_source
+            ridge::GemmPlan plan = tiny_plan(kc);
+            plan.b_from_memory = b_from_memory;
+            SCOPED_TRACE(std::string(kernel_->name) + " tiny KC=" + std::to_string(kc) +
+                         (b_from_memory ? ", B from memory" : ""));
+            for (Call call : driver_shapes(kernel_->MR, kernel_->NR, kc))
+                for (int t = 0; t < 4; ++t) {
+                    call.ta = t & 1, call.tb = t & 2;
+                    call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                    call.ldc_pad = 3;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+        }
 }
 
 // fp32 panels as the packers lay them out, kc steps deep, random in [-1, 1):

@@ -287,8 +287,15 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             ++serial;
             SCOPED_TRACE(c.describe() + " KC=" + std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC));
             Operands ops(c, rng);
-            expect_same_bits_for_one_two_three_threads(c, ops, ridge::GemmPlan{ker, bp, 1});
-            if (HasFatalFailure()) return;
+            // b_from_memory: one-thread schedules then run each micro-panel's first tile
+            // through the small kernel (first_tile_reads_b_source); the bits must not move.
+            for (bool b_from_memory : {false, true}) {
+                ridge::GemmPlan plan{ker, bp, 1};
+                plan.b_from_memory = b_from_memory;
+                SCOPED_TRACE(b_from_memory ? "B from memory" : "B in cache");
+                expect_same_bits_for_one_two_three_threads(c, ops, plan);
+                if (HasFatalFailure()) return;
+            }
         }
 }
 
@@ -367,6 +374,7 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
         const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
         g_threads_seen = 0;
         ridge::GemmPlan plan{&spy, {MR, NR, 16, 2 * MR, 4 * NR}, 2};
+        plan.b_from_memory = true;  // the small kernel's first tiles run under the spy too
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), ops.c.data()), plan));
         ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
         EXPECT_EQ(3u, g_threads_seen.load()) << "bitmask of OpenMP thread numbers that ran the kernel, m=" << m;

@@ -205,6 +205,11 @@ bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmA
            4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
 }
 
+// Whether op(B) is larger than the last-level cache (GemmPlan::b_from_memory).
+bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) > cfg.stream_c_min_bytes;
+}
+
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
@@ -540,6 +545,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.rows_in_place_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
                               !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
+    plan.b_from_memory = b_comes_from_memory(runtime_config(), args);
     return run_gemm(args, plan);
 }
 

@@ -42,6 +42,9 @@ struct GemmPlan {
     // every column of C starts at the same offset in a cache line (ldc a multiple
     // of 16 floats; gemm_blocked aligns the tiles to it: use_streaming_c).
     bool stream_c = false;
+    // Blocked path: op(B) is larger than the last-level cache, so its micro-panels
+    // come from memory (set by the dispatcher; see first_tile_reads_b_source).
+    bool b_from_memory = false;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 

@@ -87,14 +87,21 @@ bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b
 // runs with B read where the caller keeps it, through the kernel's unpacked
 // small-problem kernel (the same FMAs in the same order as the packed kernel,
 // so C is bit for bit the same), before the micro-panel is packed for the
-// tiles after it. Packing first, the micro-panel is read from memory with
-// nothing to overlap it; this way the first tile's FMAs run while its lines
-// arrive, and packing then reads them from L1 or L2. It pays where a
-// micro-panel has few tiles (small m). fp32 B only (the small kernel does not
-// convert). Measured against the previous build (`ridge-ab OLD NEW M N K
-// ROUNDS`, 1 thread unless said): 64 x 4096 x 4096 1.028, 128 x 4096 x 4096
-// 1.029, 256 x 4096 x 4096 1.016, 512 x 2048 x 2048 1.001, 600^3 0.999,
-// 1024^3 0.995-1.001, 1536^3 1.002, 2 threads 1024 x 2048 x 2048 1.004.
+// tiles after it. Packing first, a micro-panel read from memory has nothing
+// to overlap it; this way the first tile's FMAs run while its lines arrive,
+// and packing then reads them from L1 or L2. Only when op(B) is larger than
+// the last-level cache (GemmPlan::b_from_memory), so that its micro-panels
+// do come from memory: from cache the small kernel costs more than packing
+// first (128 x 512 x 512: 0.979 with it, 0.993 without, each against the same
+// previous build). fp32 B only (the small kernel does not convert). Measured
+// against the previous build (`ridge-ab OLD NEW M N K ROUNDS`, 1 thread): B of
+// 64 MiB 64 x 4096 x 4096 1.028-1.064, 128 x 4096 x 4096 1.029-1.046, 256 x
+// 4096 x 4096 1.016-1.018; B of 16 MiB 256 x 2048 x 2048 1.016-1.019, 128 x
+// 2048 x 2048 1.008, 512 x 2048 x 2048 1.001 (the gain shrinks as the tiles
+// per micro-panel grow); 1536^3 0.994-1.002; 2 threads 256 x 4096 x 4096
+// 1.021, 128 x 4096 x 4096 1.041. Two builds differ by up to 1% from code
+// layout alone (a build with one unused function added read 0.988-0.990 at
+// 256^3), so smaller differences between builds mean nothing.
 // Tried beside it: the first tile packing B itself (a kernel storing each
 // broadcast value, 12 scalar stores per k step) no better than packing after
 // it, 0.996 with 64-byte masked stores; the same overlap for a panel packed
@@ -102,8 +109,10 @@ bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b
 // (m > MC): 0.991-1.003 at 2048^3 and 3000^3, switched call by call in one
 // experiment build; the first micro-panel reading A in place the same way
 // 0.96 (each k step of A a page apart, which no prefetcher follows).
-bool first_tile_reads_b_source(const GemmArgs& g, const GemmKernel& ker, bool b_per_micro_panel) {
-    return b_per_micro_panel && g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.packed_bytes == 4;
+bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_per_micro_panel) {
+    const GemmKernel& ker = *plan.kernel;
+    return b_per_micro_panel && plan.b_from_memory && g.input == Dtype::f32 && ker.small_f32 != nullptr &&
+           ker.packed_bytes == 4;
 }
 
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
@@ -119,8 +128,9 @@ int64_t nc_block(int64_t n, const BlockingParams& bp) {
     return round_up(ceil_div(n, blocks), bp.NR);
 }
 
-Schedule make_schedule(const GemmArgs& g, const GemmKernel& ker, const BlockingParams& bp,
-                       int threads) {
+Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
+    const GemmKernel& ker = *plan.kernel;
+    const BlockingParams& bp = plan.blocking;
     Schedule s;
     s.threads = threads;
     // Split rows when every group gets at least two MR panels; else split the NR panels.
@@ -135,7 +145,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmKernel& ker, const BlockingP
     s.kc_max = std::min(kc_block, g.k);
     s.nc_max = nc_block(g.n, bp);
     s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
-    s.first_tile_reads_b = first_tile_reads_b_source(g, ker, s.b_per_micro_panel);
+    s.first_tile_reads_b = first_tile_reads_b_source(g, plan, s.b_per_micro_panel);
     return s;
 }
 
@@ -503,7 +513,7 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
 // asked (OMP_DYNAMIC, thread limits), no schedule made for the team fits it.
 ridge_status run_alone(const GemmArgs& g, const GemmPlan& plan, Workspace& ws) {
     const GemmKernel& ker = *plan.kernel;
-    const Schedule one = make_schedule(g, ker, plan.blocking, 1);
+    const Schedule one = make_schedule(g, plan, 1);
     Buffers buf;
     if (!reserve(ws, one, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
     run_thread(g, ker, one, buf, 0, plan.traffic, plan.stream_c, nullptr);
@@ -550,7 +560,7 @@ ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspac
     auto whole_lines = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     int64_t b_bytes = 0, a_bytes = 0;  // per thread: the most any slice's schedule needs
     for (int t = 0; t < threads; ++t) {
-        const Schedule s = make_schedule(thread_columns(g, ker, threads, t), ker, plan.blocking, 1);
+        const Schedule s = make_schedule(thread_columns(g, ker, threads, t), plan, 1);
         b_bytes = std::max(b_bytes, whole_lines(packed_b_bytes(s, ker)));
         a_bytes = std::max(a_bytes, whole_lines(packed_a_bytes(s, ker)));
     }
@@ -569,7 +579,7 @@ ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspac
         if (omp_get_num_threads() == threads) {  // else run_alone, below
             const int t = omp_get_thread_num();
             const GemmArgs mine = thread_columns(g, ker, threads, t);
-            const Schedule s = make_schedule(mine, ker, plan.blocking, 1);
+            const Schedule s = make_schedule(mine, plan, 1);
             const Buffers buf{b_base + t * b_bytes, a_base + t * a_bytes};
             const PanelSharing sharing{boards.get(), threads, t};
             run_thread(mine, ker, s, buf, 0, counting ? &per_thread[t] : nullptr, plan.stream_c,
@@ -591,7 +601,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     Workspace* ws = this_thread_workspace();
     if (ws == nullptr) return RIDGE_OUT_OF_MEMORY;
     if (splits_columns(g, ker, plan.threads)) return run_column_slices(g, plan, *ws);
-    const Schedule s = make_schedule(g, ker, plan.blocking, std::max(1, plan.threads));
+    const Schedule s = make_schedule(g, plan, std::max(1, plan.threads));
 
     Buffers buf;
     if (!reserve(*ws, s, ker, &buf)) return RIDGE_OUT_OF_MEMORY;
