@@ -141,6 +141,30 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
     EXPECT_TRUE(call.c_right);
 }
 
+// Few rows on the blocked path with B larger than the last-level cache: KC
+// grows by the times the model's block of A (MC rows) holds m's rows, at most
+// 4 (dispatch.cpp, blocking_for_thin_m); a tall A, or a B that fits the cache,
+// keeps the model's KC. The report gives the blocking the call used.
+TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::BlockingParams model = cfg.gemm(ridge::Dtype::f32).blocking;
+    for (int64_t m : {int64_t{96}, model.MC / 3, 2 * model.MC})
+        for (bool b_from_memory : {true, false}) {
+            // k: op(A) larger than the small path takes (and several model KC steps)
+            const int64_t small_k = int64_t(cfg.small_max_a_floats) / m + 1;
+            const int64_t k = std::max(4 * model.KC + 3, small_k);
+            const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(k)));
+            const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
+            SCOPED_TRACE("m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
+            const ReportedCall call = reported_call(m, n, k, m);
+            ASSERT_STREQ("blocked", call.report.path);
+            const int64_t rows = ceil_div(m, model.MR) * model.MR;
+            const int64_t times = std::min<int64_t>(4, model.MC / rows);
+            EXPECT_EQ(b_from_memory && times >= 2 ? times * model.KC : model.KC, call.report.KC);
+            EXPECT_TRUE(call.c_right);
+        }
+}
+
 // The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads
 // its packed 32 x k panel of A once per group and B once; its report says so.
 TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {

@@ -186,6 +186,31 @@ BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel,
     return bp;
 }
 
+// Few rows of A on the blocked path, op(B) larger than the last-level cache
+// (b_from_memory), not transposed, fp32: the block of A the model sizes for L2
+// (MC x KC) holds m's rows several times over, so KC grows by that factor (at
+// most 4) and the block stays within the same L2 budget. A micro-panel of B,
+// read from memory, then covers more of k: fewer and longer runs of B per
+// micro-panel (4 KiB per column at KC = 1024) and fewer passes over C, though
+// the micro-panel no longer fits L1 with room to spare. Measured against the
+// model's KC 256 (ridge-ab, 1 thread; a profile forcing KC, then this rule):
+// 64 x 4096 x 4096 KC 1024 1.155, 128 x 4096 x 4096 1.09-1.100 (KC 2048
+// 1.090, KC 4096 0.993), its TN 1.094-1.099, 2 threads 1.112, 96 x 2048 x
+// 2048 1.064, 256 x 4096 x 4096 1.043-1.057, 512 x 4096 x 4096 KC 768 1.021,
+// 600 x 4096 x 4096 KC 512 1.047, 896 x 4096 x 4096 KC 512 1.018. Not with B
+// in cache, where the longer KC measured 0.979 (768^3), 0.991 (640^3), 0.992
+// (896^3), nor with op(B) transposed (its panel packed whole, KC x NC): 128 x
+// 4096 x 4096 NT 0.971.
+constexpr int64_t kThinMaxKcFactor = 4;
+BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                   bool b_from_memory) {
+    if (!b_from_memory || kernel.packed_bytes != 4 || g.input != Dtype::f32 || g.trans_b || g.m < 1) return bp;
+    const int64_t rows = (g.m + bp.MR - 1) / bp.MR * bp.MR;
+    const int64_t times = std::min(kThinMaxKcFactor, bp.MC / rows);
+    if (times >= 2) bp.KC *= times;
+    return bp;
+}
+
 // Non-temporal stores for C (blocked path) only where they cannot hurt: C is
 // written exactly once (beta = 0 and all of k in one KC step, so no pass reads
 // it back) and it is larger than the last-level cache, so whoever reads it next
@@ -533,7 +558,9 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     const GemmChoice& choice = runtime_config().gemm(args.input);
     GemmPlan plan;
     plan.kernel = choice.kernel;
-    plan.blocking = blocking_for_short_k(choice.blocking, *choice.kernel, args.k);
+    plan.b_from_memory = b_comes_from_memory(runtime_config(), args);
+    plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
+                                        *choice.kernel, args, plan.b_from_memory);
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
     plan.threads = threads_for(flops, plan.small_path ? runtime_config().small_min_flops_per_thread
@@ -545,7 +572,6 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.rows_in_place_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
                               !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
-    plan.b_from_memory = b_comes_from_memory(runtime_config(), args);
     return run_gemm(args, plan);
 }
 
