@@ -467,7 +467,6 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
 
 // The same on the small path: both threads run small kernels, with A read in
 // place and with A transposed (packed by each thread).
-
 TEST(Threads, TwoThreadSmallPathRunsKernelsOnBothThreads) {
     if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
     const uint32_t seed = test_seed() + 6;
