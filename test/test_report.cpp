@@ -165,6 +165,45 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
         }
 }
 
+// The same rule for fp16 and bf16 inputs where their kernel packs them to
+// fp32 (packed_bytes 4: KC grows); a kernel with 16-bit panels keeps the
+// model's KC. A and B hold 0.5 and 0.25 (exact in both formats).
+TEST(Report, FewRowsGrowKcForSixteenBitInputsPackedToFp32) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    using Gemm16 = ridge_status (*)(ridge_layout, ridge_transpose, ridge_transpose, int64_t, int64_t, int64_t, float,
+                                    const uint16_t*, int64_t, const uint16_t*, int64_t, float, float*, int64_t);
+    struct Format {
+        ridge::Dtype dtype;
+        Gemm16 gemm;
+        uint16_t half, quarter;  // 0.5 and 0.25
+    };
+    for (const Format& f : {Format{ridge::Dtype::f16, ridge_gemm_f16, 0x3800, 0x3400},
+                            Format{ridge::Dtype::bf16, ridge_gemm_bf16, 0x3f00, 0x3e80}}) {
+        const ridge::GemmChoice& choice = cfg.gemm(f.dtype);
+        const ridge::BlockingParams model = choice.blocking;
+        const int64_t m = 96, k = 4 * model.KC + 3;
+        for (bool b_from_memory : {true, false}) {
+            const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (2.0 * double(k)));
+            const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
+            SCOPED_TRACE(std::string(choice.kernel->name) + ", n = " + std::to_string(n));
+            std::vector<uint16_t> a(m * k, f.half), b(k * n, f.quarter);
+            std::vector<float> c(m * n, 0.0f);
+            ridge_set_report(1);
+            ASSERT_EQ(RIDGE_SUCCESS, f.gemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
+                                            b.data(), k, 0.0f, c.data(), m));
+            ridge_set_report(0);
+            ridge_report r;
+            ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+            ASSERT_STREQ("blocked", r.path);
+            const int64_t rows = ceil_div(m, model.MR) * model.MR;
+            const int64_t times = std::min<int64_t>(4, model.MC / rows);
+            const bool grows = b_from_memory && choice.kernel->packed_bytes == 4 && times >= 2;
+            EXPECT_EQ(grows ? times * model.KC : model.KC, r.KC);
+            EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
+        }
+    }
+}
+
 // The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads
 // its packed 32 x k panel of A once per group and B once; its report says so.
 TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {

@@ -187,7 +187,8 @@ BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel,
 }
 
 // Few rows of A on the blocked path, op(B) larger than the last-level cache
-// (b_from_memory), not transposed, fp32: the block of A the model sizes for L2
+// (b_from_memory), not transposed, fp32 panels (fp32 inputs, or fp16 / bf16
+// converted while packing): the block of A the model sizes for L2
 // (MC x KC) holds m's rows several times over, so KC grows by that factor (at
 // most 4) and the block stays within the same L2 budget. A micro-panel of B,
 // read from memory, then covers more of k: fewer and longer runs of B per
@@ -197,14 +198,22 @@ BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel,
 // 64 x 4096 x 4096 KC 1024 1.155, 128 x 4096 x 4096 1.09-1.100 (KC 2048
 // 1.090, KC 4096 0.993), its TN 1.094-1.099, 2 threads 1.112, 96 x 2048 x
 // 2048 1.064, 256 x 4096 x 4096 1.043-1.057, 512 x 4096 x 4096 KC 768 1.021,
-// 600 x 4096 x 4096 KC 512 1.047, 896 x 4096 x 4096 KC 512 1.018. Not with B
-// in cache, where the longer KC measured 0.979 (768^3), 0.991 (640^3), 0.992
-// (896^3), nor with op(B) transposed (its panel packed whole, KC x NC): 128 x
-// 4096 x 4096 NT 0.971.
+// 600 x 4096 x 4096 KC 512 1.047, 896 x 4096 x 4096 KC 512 1.018; the rule
+// against none (an experiment build switching it by profile name, same code
+// both sides): 600 x 2048 x 2048 1.022, 700 x 2048 x 2048 1.014, 896 x 2048 x
+// 2048 0.990-0.994 (its one loss: twice KC at exactly half of MC). fp16 / bf16
+// inputs, the rule against none the same way: 64 x 4096 x 4096 1.070 /
+// 1.070, 128 x 4096 x 4096 1.063 / 1.072 (2 threads 1.062 / 1.084), 256 x
+// 4096 x 4096 1.042 / 1.032 (TN 1.048 / 1.037), 512 x 4096 x 4096 1.019 /
+// 1.007, 896 x 4096 x 4096 1.017 / 1.012, 96 x 2048 x 2048 1.028 / 1.002,
+// 896 x 2048 x 2048 1.007 / 1.012, with op(B) just over 4 MiB (128 x 1536 x
+// 1536) 0.992-1.011. Not with B in cache, where the longer KC measured 0.979
+// (768^3), 0.991 (640^3), 0.992 (896^3), nor with op(B) transposed (its panel
+// packed whole, KC x NC): 128 x 4096 x 4096 NT 0.971.
 constexpr int64_t kThinMaxKcFactor = 4;
 BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                    bool b_from_memory) {
-    if (!b_from_memory || kernel.packed_bytes != 4 || g.input != Dtype::f32 || g.trans_b || g.m < 1) return bp;
+    if (!b_from_memory || kernel.packed_bytes != 4 || g.trans_b || g.m < 1) return bp;
     const int64_t rows = (g.m + bp.MR - 1) / bp.MR * bp.MR;
     const int64_t times = std::min(kThinMaxKcFactor, bp.MC / rows);
     if (times >= 2) bp.KC *= times;
