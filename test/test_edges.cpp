@@ -370,12 +370,13 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
     int serial = 0;
     for (const B& blk : blockings)
         for (int threads : {1, 2})
-        for (bool b_from_memory : {false, true}) {  // see first_tile_reads_b_source
+        for (bool b_from_memory : {false, true}) {  // first_tile_reads_b_source, runs_k_steps_outside_jc
             ridge::GemmPlan plan;
             plan.kernel = ker;
             plan.blocking = {MR, NR, blk.KC, blk.MC, blk.NC};
             plan.threads = threads;
             plan.b_from_memory = b_from_memory;
+            plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
             SCOPED_TRACE(std::string(ker->name) + " KC=" + std::to_string(blk.KC) + " MC=" +
                          std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +
                          " threads=" + std::to_string(threads) + (b_from_memory ? " B from memory" : ""));

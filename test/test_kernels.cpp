@@ -146,9 +146,13 @@ TEST_P(KernelTest, DriverWithTinyBlocking) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     for (int64_t kc : {1, 8, 24})
-        for (bool b_from_memory : {false, true}) {  // see first_tile_reads_b_source
+        for (bool b_from_memory : {false, true}) {
+            // B from memory: first tiles read B in place (first_tile_reads_b_source), and
+            // one-block problems with op(B) transposed run their k steps outside jc with
+            // one-micro-panel B panels (runs_k_steps_outside_jc).
             ridge::GemmPlan plan = tiny_plan(kc);
             plan.b_from_memory = b_from_memory;
+            plan.b_panel_columns_in_l2 = b_from_memory ? kernel_->NR : 0;
             SCOPED_TRACE(std::string(kernel_->name) + " tiny KC=" + std::to_string(kc) +
                          (b_from_memory ? ", B from memory" : ""));
             for (Call call : driver_shapes(kernel_->MR, kernel_->NR, kc))

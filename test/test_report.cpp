@@ -10,6 +10,7 @@
 #include "dispatch/dispatch.h"
 #include "gemm/gemm.h"
 #include "ridge/ridge.h"
+#include "tuning/topology.h"
 
 namespace {
 
@@ -163,6 +164,36 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
             EXPECT_EQ(b_from_memory && times >= 2 ? times * model.KC : model.KC, call.report.KC);
             EXPECT_TRUE(call.c_right);
         }
+}
+
+// One block of A (m <= MC) with op(B) transposed on one thread: the k steps
+// run outside the jc loop with B panels sized for L2 (runs_k_steps_outside_jc
+// in gemm_blocked.cpp). The report gives the smaller NC, a panel within half of
+// L2, and the memory traffic shows A packed once per k step, not once per jc
+// block: each matrix read once, C once per KC step.
+TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {
+    const ridge::BlockingParams model = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
+    const double l2_bytes = double(ridge::machine_topology().l2.size_bytes);
+    const int64_t m = 96, k = 2 * model.KC + 5;
+    const int64_t n = int64_t(l2_bytes / (4.0 * double(model.KC))) * 2 + 7;  // several L2-sized panels
+    std::vector<float> a(m * k, 0.5f), b(n * k, 0.25f), c(m * n, 0.0f);
+    ridge::set_thread_count_override(1);
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), n, 0.0f, c.data(), m));
+    ridge_set_report(0);
+    ridge::set_thread_count_override(0);
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    ASSERT_STREQ("blocked", r.path);
+    EXPECT_LT(r.NC, std::min<int64_t>(model.NC, n));
+    EXPECT_GE(r.NC, r.NR);
+    EXPECT_LE(double(r.NC) * double(r.KC) * 4.0, l2_bytes / 2);
+    ASSERT_GT(n, r.NC + r.NC / 8);  // more than one jc block
+    const double kc_steps = double(ceil_div(k, r.KC));
+    EXPECT_DOUBLE_EQ(4.0 * (double(m) * k + double(k) * n + double(m) * n * (1.0 + 2.0 * (kc_steps - 1))),
+                     r.memory_bytes);
+    EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
 }
 
 // The same rule for fp16 and bf16 inputs where their kernel packs them to

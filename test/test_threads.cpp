@@ -288,10 +288,13 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             SCOPED_TRACE(c.describe() + " KC=" + std::to_string(bp.KC) + " MC=" + std::to_string(bp.MC));
             Operands ops(c, rng);
             // b_from_memory: one-thread schedules then run each micro-panel's first tile
-            // through the small kernel (first_tile_reads_b_source); the bits must not move.
+            // through the small kernel (first_tile_reads_b_source), and one-block ones
+            // with op(B) transposed their k steps outside jc, B panels of one micro-panel
+            // (runs_k_steps_outside_jc); the bits must not move.
             for (bool b_from_memory : {false, true}) {
                 ridge::GemmPlan plan{ker, bp, 1};
                 plan.b_from_memory = b_from_memory;
+                plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
                 SCOPED_TRACE(b_from_memory ? "B from memory" : "B in cache");
                 expect_same_bits_for_one_two_three_threads(c, ops, plan);
                 if (HasFatalFailure()) return;
@@ -437,14 +440,16 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
     struct Case {
         int64_t m, n, mc;
         int64_t first_slow_row, first_slow_column;
+        bool trans_b = false;  // with one block of A: the k steps outside jc (runs_k_steps_outside_jc)
     } cases[] = {
         {2 * MR + 3, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},  // one block of A
         {5 * MR, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},      // two blocks
         {8 * MR, 3 * NR + 1, 2 * MR, 4 * MR, 0},  // rows: two blocks of 2 MR per thread, thread 1 from 4 MR
+        {2 * MR + 3, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR, true},  // one block, B^T
     };
     for (const Case& cs : cases) {
         Call c;
-        c.m = cs.m, c.n = cs.n, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
+        c.m = cs.m, c.n = cs.n, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3, c.tb = cs.trans_b;
         SCOPED_TRACE(c.describe());
         Operands ops(c, rng);
         const ridge::BlockingParams tiny{MR, NR, 16, cs.mc, 6 * NR};
@@ -454,8 +459,9 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         g_spy_c = two.data(), g_spy_ldc = c.ldc();
         g_spy_first_slow_row = cs.first_slow_row, g_spy_first_slow_column = cs.first_slow_column;
         g_slow_thread_tiles = 0, g_helped_tiles = 0;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()),
-                                             ridge::GemmPlan{&spy, tiny, 2}));
+        ridge::GemmPlan shared{&spy, tiny, 2};
+        shared.b_panel_columns_in_l2 = 2 * NR;  // taken only with B transposed
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()), shared));
         ASSERT_TRUE(two.untouched_outside());
         ASSERT_TRUE(matches(c, two, expected_c(c, ops.a.data(), ops.b.data(), ops.c.data()), bound_for(c)));
         EXPECT_EQ(0, std::memcmp(one.data(), two.data(), sizeof(float) * size_t(c.ldc() * c.n)))

@@ -45,6 +45,10 @@ struct GemmPlan {
     // Blocked path: op(B) is larger than the last-level cache, so its micro-panels
     // come from memory (set by the dispatcher; see first_tile_reads_b_source).
     bool b_from_memory = false;
+    // Blocked path: columns of a KC-deep packed B panel that fit the share of L2
+    // it gets where the driver runs the k steps outside the jc loop (set by the
+    // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
+    int64_t b_panel_columns_in_l2 = 0;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 

@@ -57,8 +57,10 @@ struct Schedule {
     int64_t mc = 0;   // rows per block of A (a multiple of MR, at most MC)
     int64_t blocks_per_group = 0;
     int64_t kc_max = 0, nc_max = 0;
+    int64_t nc_bound = 0;  // the NC nc_max comes from: the plan's, or L2's (runs_k_steps_outside_jc)
     bool b_per_micro_panel = false;  // see packs_b_per_micro_panel
     bool first_tile_reads_b = false;  // see first_tile_reads_b_source
+    bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
 };
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
@@ -115,6 +117,30 @@ bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_p
            ker.packed_bytes == 4;
 }
 
+// Whether the k steps run outside the jc loop (pc, then jc, then the ir/jr
+// loops: run_k_steps_outside_jc) with B panels sized for L2 rather than L3
+// (GemmPlan::b_panel_columns_in_l2). For one block of A (one thread, m <= MC)
+// and op(B) transposed, where B cannot be packed per micro-panel
+// (packs_b_per_micro_panel): the whole KC x NC panel (4 MiB at n = 4096) goes
+// to a buffer in L3, every store of the packing fetching its line first, and
+// the few tiles of each micro-panel read it back from there. A panel that
+// fits L2 beside the block of A keeps both in L2; in the five loops' order
+// every extra jc block would pack all of A again, so the k steps go outside:
+// A is packed once per k step, each of the KC-deep B panels after it. Each
+// tile of C still sees its k steps in the same order, through the same packed
+// panels: C is bit for bit what the five loops give. Measured, 1 thread, one
+// process switching the order (and the panel of 768 columns) call by call
+// against the five loops (medians of 9 paired ratios): NT 64 x 4096 x 4096
+// 1.204, 128 x 4096 x 4096 1.106-1.113, 256 x 4096 x 4096 1.044, 512 x 4096 x
+// 4096 1.015, 896 x 4096 x 4096 1.005, 1536 x 4096 x 4096 1.011, 128 x 2048 x
+// 2048 1.072, 1024 x 2048 x 2048 1.005, B in cache 256 x 1024 x 1024 1.002,
+// 128 x 768 x 768 1.027. The smaller panels alone, in the five loops' order,
+// lost wherever A is more than a few rows (256 x 4096 x 4096 0.920, 1024 x
+// 4096 x 4096 0.972): A packed again per jc block.
+bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b, const GemmPlan& plan) {
+    return threads == 1 && blocks_per_group == 1 && trans_b && plan.b_panel_columns_in_l2 > 0;
+}
+
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
 // eighth. NC itself would leave a thin last block (2048 = 2040 + 8 columns at
 // NC = 2040; 4096 = 2 x 2040 + 16) that packs all of A again for a few columns
@@ -143,9 +169,13 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     // KC a whole number of the kernel's k groups (bf16 K-pairs), so no pair straddles two blocks.
     const int64_t kc_block = std::max<int64_t>(ker.k_group, bp.KC / ker.k_group * ker.k_group);
     s.kc_max = std::min(kc_block, g.k);
-    s.nc_max = nc_block(g.n, bp);
     s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
     s.first_tile_reads_b = first_tile_reads_b_source(g, plan, s.b_per_micro_panel);
+    s.k_steps_outside_jc = runs_k_steps_outside_jc(threads, s.blocks_per_group, g.trans_b, plan);
+    BlockingParams panel = bp;  // with the k steps outside, the B panel is sized for L2
+    if (s.k_steps_outside_jc) panel.NC = std::min(bp.NC, plan.b_panel_columns_in_l2);
+    s.nc_bound = panel.NC;
+    s.nc_max = nc_block(g.n, panel);
     return s;
 }
 
@@ -426,26 +456,55 @@ void help_until_others_reach(const PanelSharing& sh, int64_t point, char* b_buff
     }
 }
 
-// The body every thread of the team runs; `tid` in [0, s.threads).
-// `traffic`: this thread's counters, or null when nobody asked for a report.
-// `sharing`: this thread's place in a team whose threads share out their
-// micro-panels (column slices, each a one-thread schedule, or a team schedule
-// with one thread per group), or null. b_buffer: a micro-panel of B for
-// panels taken over from another thread's step that packs B per micro-panel
-// (only a one-thread schedule has such steps, and its own B buffer is free
-// once its own steps are done).
-void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
-                int tid, Traffic* traffic, bool stream_c, const PanelSharing* sharing) {
-    const double in_bytes = dtype_bytes(g.input), packed_bytes = ker.packed_bytes;
+// The block of C one macro-kernel step updates: rows ic.., columns jc.. of
+// C, mc x nc, by one KC step (kc deep), C scaled by beta on the way.
+struct BlockOfC {
+    int64_t ic, jc, mc, nc, kc;
+    float beta;
+};
+
+// The step of the macro-kernel for block `blk`: the packed block of A at
+// packed_a against the B panel b_panel (op(B) at the block's k step and jc),
+// packed at packed_b, or per micro-panel as the schedule says.
+MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const BlockOfC& blk,
+                     const char* packed_a, const char* packed_b, MatrixView b_panel, bool stream_c) {
+    MacroStep step;
+    step.ker = &ker;
+    step.mc = blk.mc, step.nc = blk.nc, step.kc = blk.kc;
+    step.alpha = g.alpha, step.beta = blk.beta;
+    step.packed_a = packed_a, step.packed_b = packed_b;
+    step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
+    step.first_tile_reads_b = s.first_tile_reads_b;
+    step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;
+    step.stream_c = stream_c;
+    return step;
+}
+
+// What one thread's part of a step moved, added to `traffic` (see Traffic):
+// a_rows of the block of A packed from memory, `cols` columns of the block of
+// C written (and read), the B panel's `cols` columns into L2 (once per block
+// of A) and the block of A into L1 once per micro-panel of B (`micro_panels`).
+void count_step(Traffic* traffic, const Schedule& s, const GemmKernel& ker, double in_bytes, const BlockOfC& blk,
+                double a_rows, double cols, double micro_panels) {
+    const double packed_bytes = ker.packed_bytes;
+    traffic->memory += in_bytes * blk.kc * a_rows;                           // A, packed from memory
+    traffic->memory += 4.0 * blk.mc * cols * (blk.beta != 0.0f ? 2 : 1);   // C written (and read)
+    // the B panel into L2; per micro-panel, op(B) itself, packed on its way to L1
+    traffic->l3_to_l2 += (s.b_per_micro_panel ? in_bytes : packed_bytes) * blk.kc * cols;
+    traffic->l2_to_l1 += packed_bytes * blk.kc * (micro_panels * blk.mc + cols);
+}
+
+// The five loops on thread `tid` of the team (see run_thread).
+void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf, int tid,
+                    Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
+    const double in_bytes = dtype_bytes(g.input);
     const int64_t MR = ker.MR, NR = ker.NR;
     const int group = tid / s.jr_ways;
     const int member = tid % s.jr_ways;
     char* my_packed_a = buf.packed_a + group * packed_a_bytes(s, ker);
     const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
     const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
-    char* b_buffer = s.threads == 1 ? buf.packed_b : nullptr;  // a team's buf.packed_b is the shared panel
     int64_t steps_done = 0;  // KC steps, for help_until_others_reach
-    if (ker.thread_begin) ker.thread_begin();
 
     for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L3
         const int64_t nc = std::min(s.nc_max, g.n - jc);
@@ -472,28 +531,17 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);
-                MacroStep step;
-                step.ker = &ker;
-                step.mc = mc, step.nc = nc, step.kc = kc;
-                step.alpha = g.alpha, step.beta = beta;
-                step.packed_a = my_packed_a, step.packed_b = buf.packed_b;
-                step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
-                step.first_tile_reads_b = s.first_tile_reads_b;
-                step.c = g.c + ic + jc * g.ldc, step.ldc = g.ldc;
-                step.stream_c = stream_c;
+                const BlockOfC block{ic, jc, mc, nc, kc, beta};
+                const MacroStep step = macro_step(g, ker, s, block, my_packed_a, buf.packed_b, b_panel, stream_c);
                 if (mc > 0 && sharing != nullptr)
                     run_shared_step(*sharing, step, b_panels, b_buffer);
                 else if (mc > 0)
                     macro_kernel(step, my_jr, b_buffer);
-                if (traffic && mc > 0) {
-                    const double cols = double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR));
-                    const double a_rows = double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR));
-                    traffic->memory += in_bytes * kc * a_rows;                     // A, packed from memory
-                    traffic->memory += 4.0 * mc * cols * (beta != 0.0f ? 2 : 1);   // C written (and read)
-                    // the B panel into L2; per micro-panel, op(B) itself, packed on its way to L1
-                    traffic->l3_to_l2 += (s.b_per_micro_panel ? in_bytes : packed_bytes) * kc * cols;
-                    traffic->l2_to_l1 += packed_bytes * kc * (double(my_jr.last - my_jr.first) * mc + cols);
-                }
+                if (traffic && mc > 0)
+                    count_step(traffic, s, ker, in_bytes, block,
+                               double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR)),
+                               double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR)),
+                               double(my_jr.last - my_jr.first));
                 if (s.jr_ways > 1) team_barrier(s);
             }
             ++steps_done;
@@ -502,6 +550,64 @@ void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, con
             team_barrier(s);
         }
     }
+}
+
+// The k steps outside the jc loop (Schedule::k_steps_outside_jc: one thread,
+// one block of A): for each KC step, the block of A packed once, then each
+// L2-sized B panel packed and run against it. Column slices of a team share
+// out their micro-panels as in the five loops (run_shared_step): a helper
+// runs them on this thread's packed A and B, which stay put until every
+// panel of the step is done.
+void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
+                            Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
+    const double in_bytes = dtype_bytes(g.input);
+    const int64_t MR = ker.MR, NR = ker.NR;
+    const MatrixView A{g.a, g.lda, g.trans_a, dtype_bytes(g.input)};
+    const MatrixView B{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)};
+    const int64_t mc = g.m, a_panels = ceil_div(mc, MR);
+    for (int64_t pc = 0; pc < g.k; pc += s.kc_max) {  // pc: one KC-deep rank update, the A block in L2
+        const int64_t kc = std::min(s.kc_max, g.k - pc);
+        const float beta = pc == 0 ? g.beta : 1.0f;
+        pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, 0, pc), mc, kc, MR, 0, a_panels,
+                      buf.packed_a);
+        for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L2 beside it
+            const int64_t nc = std::min(s.nc_max, g.n - jc);
+            const int64_t b_panels = ceil_div(nc, NR);
+            const MatrixView b_panel = offset(B, pc, jc);
+            pack_b_panels(ker.pack_panel_b, ker.packed_bytes, ker.k_group, b_panel, kc, nc, NR, 0, b_panels,
+                          buf.packed_b);
+            const BlockOfC block{0, jc, mc, nc, kc, beta};
+            const MacroStep step = macro_step(g, ker, s, block, buf.packed_a, buf.packed_b, b_panel, stream_c);
+            if (sharing != nullptr)
+                run_shared_step(*sharing, step, b_panels, b_buffer);
+            else
+                macro_kernel(step, {0, b_panels}, b_buffer);
+            if (traffic) {
+                traffic->memory += in_bytes * kc * nc;  // B, read from memory by packing
+                // A counted with the first B panel of the step: it is packed once per k step.
+                count_step(traffic, s, ker, in_bytes, block, jc == 0 ? double(mc) : 0.0, double(nc), double(b_panels));
+            }
+        }
+    }
+}
+
+// The body every thread of the team runs; `tid` in [0, s.threads).
+// `traffic`: this thread's counters, or null when nobody asked for a report.
+// `sharing`: this thread's place in a team whose threads share out their
+// micro-panels (column slices, each a one-thread schedule, or a team schedule
+// with one thread per group), or null. b_buffer: a micro-panel of B for
+// panels taken over from another thread's step that packs B per micro-panel
+// (only a one-thread schedule has such steps, and its own B buffer is free
+// once its own steps are done).
+void run_thread(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
+                int tid, Traffic* traffic, bool stream_c, const PanelSharing* sharing) {
+    char* b_buffer = s.threads == 1 ? buf.packed_b : nullptr;  // a team's buf.packed_b is the shared panel
+    if (traffic) traffic->b_panel_nc = s.nc_bound;
+    if (ker.thread_begin) ker.thread_begin();
+    if (s.k_steps_outside_jc)
+        run_k_steps_outside_jc(g, ker, s, buf, traffic, stream_c, sharing, b_buffer);
+    else
+        run_five_loops(g, ker, s, buf, tid, traffic, stream_c, sharing, b_buffer);
     if (sharing != nullptr) help_until_others_reach(*sharing, kAllStepsDone, b_buffer);
     // Non-temporal stores are weakly ordered: make them globally visible before
     // the team joins or the call returns (a full fence orders them on x86).
