@@ -381,10 +381,12 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
                          std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +
                          " threads=" + std::to_string(threads) + (b_from_memory ? " B from memory" : ""));
             // m, n, k above two blocks each and ragged, so each loop runs at least three times
-            // and ends with a partial block; the last shape puts both threads on one row block.
+            // and ends with a partial block; the last two shapes put both threads on one row
+            // block (the last: two full rows of tiles, one block where MC >= 2 MR).
             const int64_t shapes[][3] = {{2 * blk.MC + 1, 2 * blk.NC + 3, 2 * blk.KC + 1},
                                          {3 * blk.MC - 1, 2 * blk.NC + NR - 1, 3 * blk.KC + 2},
-                                         {MR + 1, 3 * blk.NC + 1, 2 * blk.KC + 5}};
+                                         {MR + 1, 3 * blk.NC + 1, 2 * blk.KC + 5},
+                                         {2 * MR, 2 * blk.NC + 1, 2 * blk.KC + 3}};
             for (const auto& s : shapes)
                 for (int t = 0; t < 4; ++t) {
                     Call c;

@@ -109,6 +109,7 @@ std::vector<Call> driver_shapes(int64_t MR, int64_t NR, int64_t KC) {
         {3 * MR, 3 * NR, 3 * KC + 5},           // several KC blocks, full tiles only
         {2 * MR + 3, NR + 2, 2 * KC + 7},       // ragged in every direction
         {5, 3 * NR + 1, 2 * KC},                // thin: one partial row of tiles, two full KC blocks
+        {2 * MR, 2 * NR + 3, 2 * KC + 1},       // two full rows of tiles (one block at MC >= 2 MR)
     };
     std::vector<Call> calls;
     for (const S& s : shapes) {

@@ -60,6 +60,7 @@ struct Schedule {
     int64_t nc_bound = 0;  // the NC nc_max comes from: the plan's, or L2's (runs_k_steps_outside_jc)
     bool b_per_micro_panel = false;  // see packs_b_per_micro_panel
     bool first_tile_reads_b = false;  // see first_tile_reads_b_source
+    bool all_tiles_read_b = false;    // see all_tiles_read_b_source
     bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
 };
 
@@ -117,6 +118,23 @@ bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_p
            ker.packed_bytes == 4;
 }
 
+// Whether, where the first tile of each micro-panel reads B in place
+// (first_tile_reads_b_source), every full tile does, so that B is not packed
+// at all (rows of a partial last tile still take it packed): with only a few
+// tiles per micro-panel, packing costs more than the small kernel loses to
+// reading B's columns where they are (4 KiB runs a column apart at KC 1024,
+// blocking_for_thin_m). Up to 8 tiles (256 rows at MR 32). One process
+// switching it call by call (1 thread, medians of 9 paired ratios; the
+// thin-m KC of 1024 both ways): 64 x 4096 x 4096 1.151, 128 x 4096 x 4096
+// 1.070 (2 threads 1.079), 256 x 4096 x 4096 1.022, 128 x 2048 x 2048 1.078,
+// 128 x 1536 x 1536 1.078; past 8 tiles it lost: 384 x 4096 x 4096 0.980, 512
+// x 4096 x 4096 0.982, 768 x 4096 x 4096 0.958, 1024 x 4096 x 4096 0.969. KC
+// 2048 instead (a profile) measured 1.013 at 128 rows, 0.931 at 256.
+constexpr int64_t kMaxTilesReadingBSource = 8;
+bool all_tiles_read_b_source(bool first_tile_reads_b, int64_t mc, int64_t MR) {
+    return first_tile_reads_b && ceil_div(mc, MR) <= kMaxTilesReadingBSource;
+}
+
 // Whether the k steps run outside the jc loop (pc, then jc, then the ir/jr
 // loops: run_k_steps_outside_jc) with B panels sized for L2 rather than L3
 // (GemmPlan::b_panel_columns_in_l2). For one block of A (one thread, m <= MC)
@@ -171,6 +189,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.kc_max = std::min(kc_block, g.k);
     s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
     s.first_tile_reads_b = first_tile_reads_b_source(g, plan, s.b_per_micro_panel);
+    s.all_tiles_read_b = all_tiles_read_b_source(s.first_tile_reads_b, s.mc, bp.MR);
     s.k_steps_outside_jc = runs_k_steps_outside_jc(threads, s.blocks_per_group, g.trans_b, plan);
     BlockingParams panel = bp;  // with the k steps outside, the B panel is sized for L2
     if (s.k_steps_outside_jc) panel.NC = std::min(bp.NC, plan.b_panel_columns_in_l2);
@@ -236,6 +255,7 @@ struct MacroStep {
     const char* packed_b = nullptr;
     bool b_per_micro_panel = false;
     bool first_tile_reads_b = false;  // Schedule::first_tile_reads_b
+    bool all_tiles_read_b = false;    // Schedule::all_tiles_read_b
     MatrixView b_source{};
     float* c = nullptr;
     int64_t ldc = 0;
@@ -286,14 +306,19 @@ void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
     for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
 }
 
-// The first tile (rows 0..MR-1 of the block) of micro-panel jp with B read
-// from its source (see first_tile_reads_b_source): the small kernel reads the
-// packed A panel as columns MR apart and op(B)'s columns ld apart.
-void run_first_tile_from_b_source(const MacroStep& st, int64_t jp) {
+// The full tiles in rows 0..rows-1 of the block (rows a multiple of MR) of
+// micro-panel jp with B read from its source (first_tile_reads_b_source,
+// all_tiles_read_b_source): the small kernel reads each packed A panel as
+// columns MR apart and op(B)'s columns ld apart.
+void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
     const GemmKernel& ker = *st.ker;
     const MatrixView b = offset(st.b_source, 0, jp * ker.NR);
-    ker.small_f32(ker.MR, ker.NR, st.kc, st.alpha, reinterpret_cast<const float*>(st.packed_a), ker.MR,
-                  static_cast<const float*>(b.data), 1, b.ld, st.beta, st.c + jp * ker.NR * st.ldc, st.ldc);
+    const int64_t a_stride = panel_bytes(ker.MR, st.kc, ker.packed_bytes);
+    for (int64_t i0 = 0; i0 < rows; i0 += ker.MR) {
+        const auto* a = reinterpret_cast<const float*>(st.packed_a + (i0 / ker.MR) * a_stride);
+        ker.small_f32(ker.MR, ker.NR, st.kc, st.alpha, a, ker.MR, static_cast<const float*>(b.data), 1, b.ld,
+                      st.beta, st.c + i0 + jp * ker.NR * st.ldc, st.ldc);
+    }
 }
 
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
@@ -310,11 +335,13 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     if (!st.stream_c) touch_c_columns(st.c + jp * NR * st.ldc, st.ldc, nr);
     int64_t first_row = 0;  // of the tiles left to run
     if (st.b_per_micro_panel) {
-        // A full first tile written with ordinary stores (not where C is streamed out).
+        // Full tiles written with ordinary stores (not where C is streamed out):
+        // the first, or every one, with B read in place.
         if (st.first_tile_reads_b && nr == NR && st.mc >= MR && !st.stream_c) {
-            run_first_tile_from_b_source(st, jp);
-            first_row = MR;
+            first_row = st.all_tiles_read_b ? st.mc / MR * MR : MR;
+            run_tiles_from_b_source(st, jp, first_row);
         }
+        if (first_row == st.mc) return;  // B not packed at all
         pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
         b = b_buffer;
     }
@@ -475,6 +502,7 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
     step.packed_a = packed_a, step.packed_b = packed_b;
     step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
     step.first_tile_reads_b = s.first_tile_reads_b;
+    step.all_tiles_read_b = s.all_tiles_read_b;
     step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;
     step.stream_c = stream_c;
     return step;
