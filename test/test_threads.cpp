@@ -275,8 +275,12 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
     std::mt19937 rng(seed);
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     const int64_t MR = ker->MR, NR = ker->NR;
+    // (The last, 2 MR + 7 rows x NR + 1 columns with B untransposed at MC = 3 MR: one
+    // thread reads B in place for every tile, the partial last row of tiles too; two or
+    // three split a packed B's panels and run that row through the edge kernel.)
     const int64_t shapes[][3] = {{7 * MR + 5, 5 * NR + 1, 29}, {13, 7 * NR + 2, 31}, {2 * MR + 1, 1, 17},
-                                 {6 * MR, 2 * NR, 1}, {3 * MR + 2, 9 * NR - 1, 40}};
+                                 {6 * MR, 2 * NR, 1}, {3 * MR + 2, 9 * NR - 1, 40}, {MR + 3, 3 * NR + 1, 19},
+                                 {2 * MR + 7, NR + 1, 33}};
     const ridge::BlockingParams blockings[] = {{MR, NR, 8, 2 * MR, 2 * NR}, {MR, NR, 16, 3 * MR, 3 * NR}};
     int serial = 0;
     for (const auto& bp : blockings)

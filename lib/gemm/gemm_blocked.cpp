@@ -119,8 +119,8 @@ bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_p
 }
 
 // Whether, where the first tile of each micro-panel reads B in place
-// (first_tile_reads_b_source), every full tile does, so that B is not packed
-// at all (rows of a partial last tile still take it packed): with only a few
+// (first_tile_reads_b_source), every tile does, so that B is not packed at
+// all (a micro-panel of fewer than NR columns still is): with only a few
 // tiles per micro-panel, packing costs more than the small kernel loses to
 // reading B's columns where they are (4 KiB runs a column apart at KC 1024,
 // blocking_for_thin_m). Up to 8 tiles (256 rows at MR 32). One process
@@ -306,18 +306,20 @@ void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
     for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
 }
 
-// The full tiles in rows 0..rows-1 of the block (rows a multiple of MR) of
-// micro-panel jp with B read from its source (first_tile_reads_b_source,
-// all_tiles_read_b_source): the small kernel reads each packed A panel as
-// columns MR apart and op(B)'s columns ld apart.
+// The tiles in rows 0..rows-1 of the block of micro-panel jp with B read from
+// its source (first_tile_reads_b_source, all_tiles_read_b_source): the small
+// kernel reads each packed A panel as columns MR apart and op(B)'s columns ld
+// apart. A last tile of fewer than MR rows computes only those (the same
+// arithmetic as the edge kernel's: an FMA chain per element in k order, then
+// alpha and beta as store_tile_avx512.h applies them).
 void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
     const GemmKernel& ker = *st.ker;
     const MatrixView b = offset(st.b_source, 0, jp * ker.NR);
     const int64_t a_stride = panel_bytes(ker.MR, st.kc, ker.packed_bytes);
     for (int64_t i0 = 0; i0 < rows; i0 += ker.MR) {
         const auto* a = reinterpret_cast<const float*>(st.packed_a + (i0 / ker.MR) * a_stride);
-        ker.small_f32(ker.MR, ker.NR, st.kc, st.alpha, a, ker.MR, static_cast<const float*>(b.data), 1, b.ld,
-                      st.beta, st.c + i0 + jp * ker.NR * st.ldc, st.ldc);
+        ker.small_f32(std::min<int64_t>(ker.MR, rows - i0), ker.NR, st.kc, st.alpha, a, ker.MR,
+                      static_cast<const float*>(b.data), 1, b.ld, st.beta, st.c + i0 + jp * ker.NR * st.ldc, st.ldc);
     }
 }
 
@@ -338,7 +340,7 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
         // Full tiles written with ordinary stores (not where C is streamed out):
         // the first, or every one, with B read in place.
         if (st.first_tile_reads_b && nr == NR && st.mc >= MR && !st.stream_c) {
-            first_row = st.all_tiles_read_b ? st.mc / MR * MR : MR;
+            first_row = st.all_tiles_read_b ? st.mc : MR;
             run_tiles_from_b_source(st, jp, first_row);
         }
         if (first_row == st.mc) return;  // B not packed at all
