@@ -151,9 +151,11 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
     const ridge::BlockingParams model = cfg.gemm(ridge::Dtype::f32).blocking;
     for (int64_t m : {int64_t{96}, model.MC / 3, 2 * model.MC})
         for (bool b_from_memory : {true, false}) {
-            // k: op(A) larger than the small path takes (and several model KC steps)
+            // k: op(A) larger than the small path takes (and several model KC steps), a
+            // multiple of 12 KC: no remainder for KC grown 2, 3 or 4 times, so
+            // blocking_for_k_remainder leaves it alone.
             const int64_t small_k = int64_t(cfg.small_max_a_floats) / m + 1;
-            const int64_t k = std::max(4 * model.KC + 3, small_k);
+            const int64_t k = ceil_div(std::max(4 * model.KC + 3, small_k), 12 * model.KC) * 12 * model.KC;
             const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
             SCOPED_TRACE("m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
@@ -174,7 +176,7 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
 TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {
     const ridge::BlockingParams model = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
     const double l2_bytes = double(ridge::machine_topology().l2.size_bytes);
-    const int64_t m = 96, k = 2 * model.KC + 5;
+    const int64_t m = 96, k = 2 * model.KC + model.KC / 2;  // a remainder blocking_for_k_remainder keeps
     const int64_t n = int64_t(l2_bytes / (4.0 * double(model.KC))) * 2 + 7;  // several L2-sized panels
     std::vector<float> a(m * k, 0.5f), b(n * k, 0.25f), c(m * n, 0.0f);
     ridge::set_thread_count_override(1);
@@ -196,6 +198,40 @@ TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {
     EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
 }
 
+// A last KC step of a few k steps is spread over the others where C is larger
+// than the last-level cache (blocking_for_k_remainder in dispatch.cpp); with C
+// in cache, or a remainder of a quarter of KC or more, KC stays the model's.
+TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmChoice& choice = cfg.gemm(ridge::Dtype::f32);
+    const ridge::BlockingParams model = choice.blocking;
+    const int64_t group = choice.kernel->k_group;
+    const int64_t m = model.MC / 2 + model.MR;  // more than half of MC: no thin-m rule (KC grown)
+    const int64_t c_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(m))) + 1;
+    struct Case {
+        int64_t n, k;
+        int64_t expected_kc;
+    } cases[] = {
+        {c_columns, 2 * model.KC + 5, ceil_div(ceil_div(2 * model.KC + 5, 2), group) * group},  // C from memory
+        {c_columns, 2 * model.KC + model.KC / 2, model.KC},  // a remainder of half of KC
+        {c_columns / 2, 2 * model.KC + 5, model.KC},         // C in cache
+    };
+    for (const Case& cs : cases) {
+        SCOPED_TRACE("n = " + std::to_string(cs.n) + ", k = " + std::to_string(cs.k));
+        std::vector<float> a(m * cs.k, 0.5f), b(cs.k * cs.n, 0.25f), c(m * cs.n, 0.0f);
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, cs.n, cs.k, 1.0f,
+                                             a.data(), m, b.data(), cs.k, 0.0f, c.data(), m));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        ASSERT_STREQ("blocked", r.path);
+        EXPECT_EQ(cs.expected_kc, r.KC);
+        const int64_t k = cs.k;
+        EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
+    }
+}
+
 // The same rule for fp16 and bf16 inputs where their kernel packs them to
 // fp32 (packed_bytes 4: KC grows); a kernel with 16-bit panels keeps the
 // model's KC. A and B hold 0.5 and 0.25 (exact in both formats).
@@ -212,7 +248,7 @@ TEST(Report, FewRowsGrowKcForSixteenBitInputsPackedToFp32) {
                             Format{ridge::Dtype::bf16, ridge_gemm_bf16, 0x3f00, 0x3e80}}) {
         const ridge::GemmChoice& choice = cfg.gemm(f.dtype);
         const ridge::BlockingParams model = choice.blocking;
-        const int64_t m = 96, k = 4 * model.KC + 3;
+        const int64_t m = 96, k = 12 * model.KC;  // no remainder (see above)
         for (bool b_from_memory : {true, false}) {
             const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (2.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);

@@ -220,6 +220,27 @@ BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, 
     return bp;
 }
 
+// A last KC step of a few k steps costs a whole pass over C, read and written,
+// for little work; where C is larger than the last-level cache that pass goes
+// to memory. There, a remainder under a quarter of KC is spread over the
+// other steps instead (each at most a quarter deeper than KC; the block of A
+// outgrows the model's L2 share by as much, which measured no different:
+// 4096 x 4096 x 300 at KC 300 with MC 1792 or 1536). KC stays a multiple of
+// the kernel's k group. One process switching the rule call by call (1
+// thread, medians of 15-25 paired ratios): 4096 x 4096 x 260 1.091, x 270
+// 1.052 (2 threads 1.051), x 300 1.007; 2048 x 2048 x 300 1.012, x 800 1.009,
+// x 1030 1.006; with C in cache it lost a little (1024 x 1024 x 300 0.994, 1000
+// x 1000 x 1050 0.992), hence the condition.
+BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                        const RuntimeConfig& cfg) {
+    const int64_t steps = g.k / bp.KC, remainder = g.k % bp.KC;
+    const bool c_from_memory = 4.0 * double(g.m) * double(g.n) > cfg.stream_c_min_bytes;
+    if (!c_from_memory || steps < 1 || remainder == 0 || 4 * remainder >= bp.KC) return bp;
+    const int64_t group = kernel.k_group;
+    bp.KC = ((g.k + steps - 1) / steps + group - 1) / group * group;
+    return bp;
+}
+
 // Columns of a KC-deep packed B panel in the share of L2 it gets where the
 // blocked driver runs the k steps outside the jc loop (GemmPlan::
 // b_panel_columns_in_l2; runs_k_steps_outside_jc in gemm_blocked.cpp): 3/8 of
@@ -584,6 +605,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.b_from_memory = b_comes_from_memory(runtime_config(), args);
     plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
                                         *choice.kernel, args, plan.b_from_memory);
+    plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, runtime_config());
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
