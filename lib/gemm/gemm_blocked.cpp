@@ -123,14 +123,18 @@ bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_p
 // all (a micro-panel of fewer than NR columns still is): with only a few
 // tiles per micro-panel, packing costs more than the small kernel loses to
 // reading B's columns where they are (4 KiB runs a column apart at KC 1024,
-// blocking_for_thin_m). Up to 8 tiles (256 rows at MR 32). One process
+// blocking_for_thin_m). Up to 10 tiles (320 rows at MR 32). One process
 // switching it call by call (1 thread, medians of 9 paired ratios; the
 // thin-m KC of 1024 both ways): 64 x 4096 x 4096 1.151, 128 x 4096 x 4096
 // 1.070 (2 threads 1.079), 256 x 4096 x 4096 1.022, 128 x 2048 x 2048 1.078,
-// 128 x 1536 x 1536 1.078; past 8 tiles it lost: 384 x 4096 x 4096 0.980, 512
-// x 4096 x 4096 0.982, 768 x 4096 x 4096 0.958, 1024 x 4096 x 4096 0.969. KC
-// 2048 instead (a profile) measured 1.013 at 128 rows, 0.931 at 256.
-constexpr int64_t kMaxTilesReadingBSource = 8;
+// 128 x 1536 x 1536 1.078; past 8 tiles it lost then: 384 x 4096 x 4096
+// 0.980, 512 x 4096 x 4096 0.982, 768 x 4096 x 4096 0.958, 1024 x 4096 x 4096
+// 0.969. With the partial last row in place too and the 16-row edge tile,
+// limits of 8 and 12 tiles compared (two builds, ridge-ab, 11 rounds): 288
+// rows (9 tiles) 1.009, 300 rows 1.019 (x 2048 x 2048 1.006), 352 rows 0.991,
+// 384 rows 0.983. KC 2048 instead (a profile) measured 1.013 at 128 rows,
+// 0.931 at 256.
+constexpr int64_t kMaxTilesReadingBSource = 10;
 bool all_tiles_read_b_source(bool first_tile_reads_b, int64_t mc, int64_t MR) {
     return first_tile_reads_b && ceil_div(mc, MR) <= kMaxTilesReadingBSource;
 }
