@@ -341,8 +341,8 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     if (!st.stream_c) touch_c_columns(st.c + jp * NR * st.ldc, st.ldc, nr);
     int64_t first_row = 0;  // of the tiles left to run
     if (st.b_per_micro_panel) {
-        // Full tiles written with ordinary stores (not where C is streamed out):
-        // the first, or every one, with B read in place.
+        // Tiles written with ordinary stores (not where C is streamed out): the
+        // first, or every one (a partial last row too), with B read in place.
         if (st.first_tile_reads_b && nr == NR && st.mc >= MR && !st.stream_c) {
             first_row = st.all_tiles_read_b ? st.mc : MR;
             run_tiles_from_b_source(st, jp, first_row);
