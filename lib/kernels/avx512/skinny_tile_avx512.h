@@ -83,9 +83,9 @@ inline void accumulate(int64_t kc, const typename Rows::T* a, int64_t lda, const
     }
 }
 
+// One vector of a column, 16 rows at cv (the lanes in mask unless kFull):
 // C = alpha * acc + beta * C; beta == 0 never reads C (a NaN in it must not
 // survive); beta == 1, every chunk after the first, is one FMA per vector.
-// One vector of a column: 16 rows at cv (the lanes in mask unless kFull).
 template <bool kFull>
 inline void update_vector(__m512 acc, __m512 valpha, __m512 vbeta, float beta, float* cv, __mmask16 mask) {
     __m512 r;
@@ -98,6 +98,7 @@ inline void update_vector(__m512 acc, __m512 valpha, __m512 vbeta, float beta, f
     store_lanes<kFull>(cv, mask, r);
 }
 
+// The tile's columns, two vectors each.
 template <int NR, bool kFull>
 inline void update_c(const __m512 (&lo)[NR], const __m512 (&hi)[NR], float alpha, float beta, float* c,
                      int64_t ldc, __mmask16 mask_lo, __mmask16 mask_hi) {
