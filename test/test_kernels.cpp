@@ -617,6 +617,28 @@ std::vector<const ridge::GemmKernel*> kernels_with_few_rows_path() {  // fp32 (1
     return kernels_here([](const ridge::GemmKernel& k) { return k.few_rows != nullptr && k.input == ridge::Dtype::f32; });
 }
 
+// C = 0.75 op(A) op(B) (m x n x k, random operands, tight leading dimensions)
+// through `plan` on one thread, then bit for bit the same on 2 and 3.
+void expect_same_bits_on_2_and_3_threads(ridge::GemmPlan plan, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                                         std::mt19937& rng) {
+    std::vector<float> a(size_t(k * m)), b(size_t(k * n)), c1(size_t(m * n));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    ridge::GemmArgs g;
+    g.trans_a = ta, g.trans_b = tb, g.m = m, g.n = n, g.k = k, g.alpha = 0.75f, g.beta = 0.0f;
+    g.a = a.data(), g.lda = ta ? k : m, g.b = b.data(), g.ldb = tb ? n : k, g.c = c1.data(), g.ldc = m;
+    plan.threads = 1;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+    for (int threads : {2, 3}) {
+        std::vector<float> ct(c1.size(), quiet_nan());
+        g.c = ct.data();
+        plan.threads = threads;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+        EXPECT_EQ(0, std::memcmp(ct.data(), c1.data(), c1.size() * sizeof(float))) << threads << " threads";
+    }
+}
+
 // The driver's skinny path (few columns, A untransposed, read in place) with
 // each kernel that has one: m around the MR tiles and the prefetch distance,
 // every n up to the widest the path takes in a spread (column groups of
@@ -1046,24 +1068,72 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
         // Threads split C^T's groups of columns (C's rows): the same C on any count.
-        const int64_t m = 100, n = 20, k = 70;
-        std::vector<float> a(size_t(k * m)), b(size_t(k * n)), c1(size_t(m * n));
-        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-        for (float& x : a) x = dist(rng);
-        for (float& x : b) x = dist(rng);
-        ridge::GemmArgs g;
-        g.trans_a = true, g.m = m, g.n = n, g.k = k, g.alpha = 0.75f, g.beta = 0.0f;
-        g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = k, g.c = c1.data(), g.ldc = m;
-        plan.threads = 1;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
-        for (int threads : {2, 3}) {
-            std::vector<float> ct(c1.size(), quiet_nan());
-            g.c = ct.data();
-            plan.threads = threads;
-            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
-            EXPECT_EQ(0, std::memcmp(ct.data(), c1.data(), c1.size() * sizeof(float))) << threads << " threads";
-        }
+        expect_same_bits_on_2_and_3_threads(plan, 100, 20, 70, true, false, rng);
     }
+}
+
+// The skinny path run on C^T for few rows of C with B transposed
+// (gemm_skinny_m_trans_b): B read in place down its columns as that path's A,
+// each block of C^T gathered from C's rows and scattered back. m (C^T's
+// columns) in a spread up to the widest the path holds, n (C^T's rows) around
+// the MR tiles, k around the chunk lengths, A as stored both ways, beta 0
+// over NaN and others, padded leading dimensions, 1 and 3 threads; then C^T
+// over several blocks of rows, and the same bits on 1, 2 and 3 threads.
+TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
+    const uint32_t seed = test_seed() + 17;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_trans_b_path = true;
+        SCOPED_TRACE(std::string(ker->name) + " skinny_trans_b path");
+        const int64_t MR = ker->MR;
+        for (int64_t m : {int64_t{1}, int64_t{2}, int64_t{11}, int64_t{13}, int64_t{17}, int64_t{37}, ridge::kSkinnyMaxN})
+            for (int64_t n : {MR * 2, MR * 2 + 1, MR * 5 - 3})
+                for (int64_t k : {1, 16, 17, 33, 70}) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = k, call.tb = true;
+                    const int t = int((m + n + k) % 4);
+                    call.ta = t & 1;
+                    call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                    call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
+                    plan.threads = (k % 2 == 1) ? 3 : 1;
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+        // C^T's rows (C's columns) over two blocks and a partial one.
+        const int64_t m = 40, n = 2 * ridge::skinny_block_rows(40, MR) + MR + 5, k = 70;
+        for (int t = 0; t < 4; ++t) {
+            Call call;
+            call.m = m, call.n = n, call.k = k, call.ta = t & 1, call.tb = true;
+            call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+            call.ldc_pad = 3;
+            plan.threads = t % 2 == 0 ? 1 : 3;
+            ASSERT_TRUE(run_driver(call, plan, rng));
+        }
+        expect_same_bits_on_2_and_3_threads(plan, m, n, k, false, true, rng);
+    }
+}
+
+// Dispatch sends few rows of C with B transposed (either A) to the skinny path
+// on C^T, with that path's limits with m and n swapped (built in, without a
+// profile: up to 64 rows, and from 25 rows on only with 512 columns or more),
+// and only with k at least 4 m; not B untransposed, not what the small path takes.
+TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
+    std::mt19937 rng(test_seed() + 18);
+    const int64_t widest = ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)];
+    expect_paths({{16, 1000, 600, false, true, 0, "skinny_trans_b"},
+                  {24, 2000, 96, true, true, 3, "skinny_trans_b"},
+                  {widest, 600, 4 * widest, false, true, 0, "skinny_trans_b"},
+                  {widest, 600, 4 * widest - 1, false, true, 0, "blocked"},
+                  {widest + 1, 1000, 1000, false, true, 0, "blocked"},
+                  {30, 400, 1000, false, true, 0, "blocked"},
+                  {16, 1000, 600, false, false, 0, "skinny_m"},
+                  {16, 60, 600, false, true, 0, "small"}},
+                 1.25f, 0.5f, rng);
 }
 
 // Dispatch sends few columns of C with A transposed to the few-rows path on

@@ -747,10 +747,29 @@ TEST(Driver16, SubnormalsPerKernel) {
     }
 }
 
-// The registry's 16-bit rows agree with what the driver and packers assume: a
-// kernel on packed bf16 (2 bytes) groups k (pairs or chunks), the converting ones
-// pack fp32 (4 bytes) one k step at a time; every input type has a kernel that
-// runs anywhere (ref), and the name the registry gives is the kernel's own.
+// Every m x n x k of the lists through `plan` (run_driver16), the transposes
+// set by `set_transposes(call, serial)`; alpha and beta (beta = 0 over NaN),
+// leading-dimension padding and 1 or 3 threads varying from call to call.
+template <typename SetTransposes>
+::testing::AssertionResult sweep_shapes16(ridge::GemmPlan plan, std::initializer_list<int64_t> ms,
+                                          std::initializer_list<int64_t> ns, std::initializer_list<int64_t> ks,
+                                          SetTransposes set_transposes, std::mt19937& rng) {
+    int serial = 0;
+    for (int64_t m : ms)
+        for (int64_t n : ns)
+            for (int64_t k : ks) {
+                Call c;
+                c.m = m, c.n = n, c.k = k;
+                set_transposes(c, serial);
+                c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
+                c.lda_pad = serial % 3, c.ldb_pad = (serial + 2) % 3, c.ldc_pad = serial % 2 ? 5 : 0;
+                plan.threads = k % 2 == 1 ? 3 : 1;
+                ++serial;
+                if (::testing::AssertionResult r = run_driver16(c, plan, rng); !r) return r;
+            }
+    return ::testing::AssertionSuccess();
+}
+
 // The skinny path (few columns, A untransposed, read in place and widened to
 // fp32 as the kernel loads it) with each 16-bit kernel that has one: m around
 // the 32-row tiles and the prefetch distance, n spread over one to eleven
@@ -761,7 +780,7 @@ TEST(Driver16, SkinnyPathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 225;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    int kernels = 0, serial = 0;
+    int kernels = 0;
     for (const ridge::GemmKernel* ker : kernels16()) {
         if (ker->skinny == nullptr) continue;
         ++kernels;
@@ -769,17 +788,14 @@ TEST(Driver16, SkinnyPathEveryKernelThatHasOne) {
         plan.skinny_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
         const int64_t MR = ker->MR;
-        for (int64_t m : {MR * 2, MR * 5 - 3, MR * 7 + 17})
-            for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{12}, int64_t{13}, int64_t{24}, int64_t{25}, int64_t{64}, ridge::kSkinnyMaxN})
-                for (int64_t k : {1, 16, 17, 33, 70, 131}) {
-                    Call c;
-                    c.m = m, c.n = n, c.k = k, c.tb = serial % 2 == 1;
-                    c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
-                    c.lda_pad = serial % 3, c.ldb_pad = (serial + 2) % 3, c.ldc_pad = serial % 2 ? 5 : 0;
-                    plan.threads = k % 2 == 1 ? 3 : 1;
-                    ++serial;
-                    ASSERT_TRUE(run_driver16(c, plan, rng));
-                }
+        ASSERT_TRUE(sweep_shapes16(plan, {MR * 2, MR * 5 - 3, MR * 7 + 17}, {1, 2, 12, 13, 24, 25, 64, ridge::kSkinnyMaxN},
+                                   {1, 16, 17, 33, 70, 131}, [](Call& c, int serial) { c.tb = serial % 2 == 1; }, rng));
+        // The same path on C^T: few rows of C with B transposed (gemm_skinny_m_trans_b),
+        // op(A)'s rows converted while copied, A as stored both ways.
+        plan.skinny_path = false;
+        plan.skinny_trans_b_path = true;
+        ASSERT_TRUE(sweep_shapes16(plan, {1, 12, 25, 64, ridge::kSkinnyMaxN}, {MR * 2, MR * 5 - 3}, {1, 17, 33, 70},
+                                   [](Call& c, int serial) { c.ta = serial % 2 == 1, c.tb = true; }, rng));
     }
     if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a skinny kernel runs on this CPU";
 }
@@ -1045,6 +1061,10 @@ TEST(Driver16, DispatchTakesRowsInPlaceForFewColumnsOfATransposedA) {
     }
 }
 
+// The registry's 16-bit rows agree with what the driver and packers assume: a
+// kernel on packed bf16 (2 bytes) groups k (pairs or chunks), the converting ones
+// pack fp32 (4 bytes) one k step at a time; every input type has a kernel that
+// runs anywhere (ref), and the name the registry gives is the kernel's own.
 TEST(Driver16, RegistryRowsFor16BitInputs) {
     for (ridge::Dtype d : {ridge::Dtype::f16, ridge::Dtype::bf16}) {
         const ridge::GemmKernel* any = ridge::find_gemm_kernel(d, ridge::Isa::ref);

@@ -176,7 +176,8 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
 TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {
     const ridge::BlockingParams model = ridge::runtime_config().gemm(ridge::Dtype::f32).blocking;
     const double l2_bytes = double(ridge::machine_topology().l2.size_bytes);
-    const int64_t m = 96, k = 2 * model.KC + model.KC / 2;  // a remainder blocking_for_k_remainder keeps
+    // More rows than the skinny path on C^T ever takes (kSkinnyMaxN), one block of A.
+    const int64_t m = ridge::kSkinnyMaxN + 32, k = 2 * model.KC + model.KC / 2;  // a remainder blocking_for_k_remainder keeps
     const int64_t n = int64_t(l2_bytes / (4.0 * double(model.KC))) * 2 + 7;  // several L2-sized panels
     std::vector<float> a(m * k, 0.5f), b(n * k, 0.25f), c(m * n, 0.0f);
     ridge::set_thread_count_override(1);
@@ -298,6 +299,25 @@ TEST(Report, FewColumnsOfATransposedACountBOncePerGroupOfRows) {
     EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * m), call.report.l2_to_l1_bytes);
     EXPECT_DOUBLE_EQ(call.report.ideal_bytes, call.report.memory_bytes);
     EXPECT_TRUE(call.c_right);
+}
+
+// Few rows with B transposed run the skinny path on C^T (30 rows of C: 32-step
+// chunks): the report names the path and counts C^T read and written from L2
+// once per chunk; memory traffic is the ideal (each operand once).
+TEST(Report, FewRowsOfBTransposedRunTheSkinnyPathOnCTransposed) {
+    const int64_t m = 30, n = 700, k = 1000;  // more than 512 columns: not the small path's
+    std::vector<float> a(m * k, 0.5f), b(n * k, 0.25f), c(m * n, 0.0f);
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), n, 0.0f, c.data(), m));
+    ridge_set_report(0);
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    ASSERT_STREQ("skinny_trans_b", r.path);
+    const double chunks = double(ceil_div(k, ridge::skinny_chunk_columns(m, ridge::Dtype::f32)));
+    EXPECT_DOUBLE_EQ(8.0 * m * n * chunks, r.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
+    EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
 }
 
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {

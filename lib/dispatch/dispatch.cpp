@@ -159,6 +159,28 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     return use_skinny_m_path(kernel, transposed);
 }
 
+// Few rows with B transposed: C^T = B * op(A)^T is a few-columns problem
+// whose large operand, B, is untransposed there and read in place down its
+// columns by the skinny path (gemm_skinny_m_trans_b). The few-rows path reads
+// B in place only untransposed (each column of op(B) a run of k values); with
+// B transposed those runs are a row of B each, ldb apart, and the blocked
+// path packed all of B for a few rows of A. Each block of C^T is gathered
+// from C and scattered back once, a cost that only k steps repay: k at least
+// 4 m. Measured, 1 thread, against the blocked path (`ridge-ab OLD NEW m n k
+// 9-15 NT`, medians of paired ratios): m x 4096 x 4096, m = 2 3.98, 8 2.89,
+// 16 1.91, 24 2.12, 64 1.28 (TT 1.23), 96 1.18 (2 threads: 16 rows 1.89, 64
+// rows 1.28); fp16 16 rows 1.88, bf16 64 rows 1.16; 32 x 1024 x 1024 1.48, 96
+// x 1024 x 512 1.07; at the k = 4 m edge 96 x 4096 x 384 1.03, 64 x 4096 x
+// 256 1.06, 8 x 4096 x 32 1.00; below it 96 x 4096 x 256 0.96, 32 x 4096 x 64
+// 0.84, 48 x 4096 x 64 0.79, 8 x 4096 x 16 0.99.
+constexpr int64_t kTransBMinKPerRow = 4;
+bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_b || g.k < kTransBMinKPerRow * g.m) return false;
+    GemmArgs transposed = g;  // only the shape and the transposes matter here
+    transposed.m = g.n, transposed.n = g.m, transposed.trans_a = false, transposed.trans_b = !g.trans_a;
+    return use_skinny_path(cfg, kernel, transposed);
+}
+
 // Few columns with A transposed for a kernel that reads op(A)'s rows in place
 // (bf16 on AMX: the same decode layout as above, with 16-bit weights): A is
 // streamed once instead of pair-packed, while op(B)'s packed panels stay
@@ -617,6 +639,9 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
                                use_skinny_trans_a_path(*plan.kernel, args);
     plan.rows_in_place_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
                               !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
+    plan.skinny_trans_b_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+                               !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
+                               use_skinny_trans_b_path(runtime_config(), *plan.kernel, args);
     plan.stream_c = use_streaming_c(runtime_config(), plan, args);
     return run_gemm(args, plan);
 }
@@ -695,6 +720,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
                        : plan.skinny_m_path ? "skinny_m"
                        : plan.skinny_trans_a_path ? "skinny_trans_a"
                        : plan.rows_in_place_path ? "rows_in_place"
+                       : plan.skinny_trans_b_path ? "skinny_trans_b"
                        : plan.stream_c      ? "blocked_stream_c"
                                             : "blocked";
     ridge_report r = base_report("gemm", g.input, path, plan.kernel->name, plan.threads);
@@ -702,14 +728,14 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
     r.flops = 2.0 * g.m * g.n * g.k;
     r.ideal_bytes = ideal_gemm_bytes(g);
     if (plan.small_path || plan.skinny_path || plan.skinny_m_path || plan.skinny_trans_a_path ||
-        plan.rows_in_place_path) {
+        plan.rows_in_place_path || plan.skinny_trans_b_path) {
         // In place: each operand read once from memory, C once; the skinny sweep
         // also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
         // L2 once each, then stay in L1 while op(A) passes).
         r.memory_bytes = r.ideal_bytes;
-        if (plan.skinny_path) {
-            const int64_t chunk = skinny_chunk_columns(g.n, g.input);
+        if (plan.skinny_path || plan.skinny_trans_b_path) {  // on C^T: n and m swapped
+            const int64_t chunk = skinny_chunk_columns(plan.skinny_path ? g.n : g.m, g.input);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);

@@ -37,6 +37,7 @@ struct GemmPlan {
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (m <= 48, B untransposed, kernel->few_rows must exist; above 16 rows few_rows_outer too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
     bool skinny_trans_a_path = false;  // take gemm_skinny_n_trans_a_f32 (the few-rows path on C^T: its conditions with m and n swapped; A transposed)
+    bool skinny_trans_b_path = false;  // take gemm_skinny_m_trans_b (the skinny path on C^T: its conditions with m and n swapped; B transposed)
     // Blocked path: write C's full tiles with the kernel's non-temporal twin. Set by
     // the dispatcher only when the twin exists, beta = 0, k is one KC step and
     // every column of C starts at the same offset in a cache line (ldc a multiple
@@ -99,6 +100,12 @@ int64_t skinny_block_rows(int64_t n, int64_t MR);
 // of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
 // the copies), memory permitting; C comes out bit for bit the same either way.
 bool skinny_uses_c_scratch(const GemmArgs& args);
+
+// Few rows of C with B transposed (op(A) * B^T, m up to the skinny path's
+// columns): C^T = B * op(A)^T run on the skinny path above, B read once in
+// place down its columns; each block of C^T goes through a scratch copy,
+// gathered from C's rows and scattered back (out of memory: C untouched).
+ridge_status gemm_skinny_m_trans_b(const GemmArgs& args, const GemmKernel& kernel, int threads);
 
 // Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
 // by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).

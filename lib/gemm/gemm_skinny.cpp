@@ -170,6 +170,13 @@ struct BlockOfC {
     bool copied;  // c is the scratch: copy the block back into C at the end
 };
 
+// Where the sweep's C lives: g.c itself, or (c_transposed) the caller's C
+// holds C^T (gemm_skinny_m_trans_b): C(i, j) at g.c[j + i*ldc]. Then every
+// block goes through the scratch, gathered in and scattered out.
+struct SweepOutput {
+    bool c_transposed = false;
+};
+
 // The scratch's column stride for `rows` rows placed `shift` floats into a
 // line: whole lines, plus two (see above).
 int64_t scratch_ld(int64_t rows, int64_t shift) {
@@ -180,18 +187,33 @@ int64_t scratch_ld(int64_t rows, int64_t shift) {
 // block's first row (from row0) whose tile starts a line of A (RowTiles); the
 // scratch puts that row at the start of a line, as the tiles of C are when C
 // has A's alignment, so no tile of the copy straddles one line more.
-BlockOfC block_of_c(const GemmArgs& g, float* scratch, int64_t row0, int64_t rows, int64_t aligned_row) {
+BlockOfC block_of_c(const GemmArgs& g, float* scratch, int64_t row0, int64_t rows, int64_t aligned_row,
+                    SweepOutput out) {
     if (scratch == nullptr) return {g.c + row0, g.ldc, false};
     const int64_t shift = (kFloatsPerLine - aligned_row % kFloatsPerLine) % kFloatsPerLine;
     const int64_t ld = scratch_ld(rows, shift);
     float* c = scratch + shift;
-    if (g.beta != 0.0f)  // beta = 0: the kernel never reads C, and a NaN in it must not come back
+    if (g.beta == 0.0f) return {c, ld, true};  // the kernel never reads C, and a NaN in it must not come back
+    if (out.c_transposed) {  // row r of the block is a column of the caller's C: n contiguous floats
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* from = g.c + (row0 + r) * g.ldc;
+            for (int64_t j = 0; j < g.n; ++j) c[r + j * ld] = from[j];
+        }
+    } else {
         for (int64_t j = 0; j < g.n; ++j) std::memcpy(c + j * ld, g.c + row0 + j * g.ldc, size_t(rows) * sizeof(float));
+    }
     return {c, ld, true};
 }
 
-void finish_block_of_c(const GemmArgs& g, const BlockOfC& block, int64_t row0, int64_t rows) {
+void finish_block_of_c(const GemmArgs& g, const BlockOfC& block, int64_t row0, int64_t rows, SweepOutput out) {
     if (!block.copied) return;
+    if (out.c_transposed) {
+        for (int64_t r = 0; r < rows; ++r) {
+            float* to = g.c + (row0 + r) * g.ldc;
+            for (int64_t j = 0; j < g.n; ++j) to[j] = block.c[r + j * block.ldc];
+        }
+        return;
+    }
     for (int64_t j = 0; j < g.n; ++j)
         std::memcpy(g.c + row0 + j * g.ldc, block.c + j * block.ldc, size_t(rows) * sizeof(float));
 }
@@ -204,9 +226,10 @@ int64_t c_scratch_floats(const GemmArgs& g, int64_t block_rows) {
 }
 
 // The calling thread's scratch for sweep_rows, or null: not worth it, or no
-// memory (then C is updated in place, as it would be without one).
-float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows) {
-    if (!skinny_uses_c_scratch(g)) return nullptr;
+// memory (then C is updated in place, as it would be without one; a
+// transposed C has no such fallback: see gemm_skinny_m_trans_b).
+float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, SweepOutput out) {
+    if (!out.c_transposed && !skinny_uses_c_scratch(g)) return nullptr;
     Workspace* ws = this_thread_workspace();
     return ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(c_scratch_floats(g, block_rows)));
 }
@@ -216,7 +239,7 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows) {
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles, int64_t tile_first,
-                int64_t tile_last) {
+                int64_t tile_last, SweepOutput out, float* c_scratch) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, ker.NR);
@@ -224,7 +247,6 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
     const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, ker.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
-    float* c_scratch = reserve_c_scratch(g, block_tiles * ker.MR);
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
     for (int64_t block_first = tile_first; block_first < tile_last; block_first += block_tiles) {
@@ -233,7 +255,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
         const int64_t row0 = tiles.first(block_first), rows = tiles.first(block_last) - row0;
         // A block's tiles after its first start a line of A (a first head tile may not).
         const int64_t aligned_row = (block_count > 1 ? tiles.first(block_first + 1) : row0) - row0;
-        const BlockOfC block = block_of_c(g, c_scratch, row0, rows, aligned_row);
+        const BlockOfC block = block_of_c(g, c_scratch, row0, rows, aligned_row, out);
         for (int64_t p0 = 0; p0 < g.k; p0 += chunk) {
             const int64_t kc = std::min(chunk, g.k - p0);
             const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
@@ -254,7 +276,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
                 }
             }
         }
-        finish_block_of_c(g, block, row0, rows);
+        finish_block_of_c(g, block, row0, rows, out);
     }
 }
 
@@ -274,20 +296,54 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
     return MR * std::max<int64_t>(1, kCBlockBytes / (n * int64_t(sizeof(float)) * MR));
 }
 
-ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads) {
+namespace {
+
+// The sweep over all rows of g, split between threads by tiles of rows. With
+// a transposed C every thread needs its scratch: all reserve before any writes C.
+ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepOutput out) {
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
+    const int64_t block_rows = skinny_block_rows(g.n, ker.MR);
     if (threads <= 1 || count < 2) {
-        sweep_rows(g, ker, tiles, 0, count);
+        float* scratch = reserve_c_scratch(g, block_rows, out);
+        if (out.c_transposed && scratch == nullptr) return RIDGE_OUT_OF_MEMORY;
+        sweep_rows(g, ker, tiles, 0, count, out, scratch);
         return RIDGE_SUCCESS;
     }
+    ridge_status status = RIDGE_SUCCESS;
 #pragma omp parallel num_threads(threads)
     {
+        float* scratch = reserve_c_scratch(g, block_rows, out);
+        if (out.c_transposed && scratch == nullptr) {
+#pragma omp critical(ridge_skinny_status)
+            status = RIDGE_OUT_OF_MEMORY;
+        }
+#pragma omp barrier
         const int t = omp_get_thread_num(), parts = omp_get_num_threads();
         const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-        if (first < last) sweep_rows(g, ker, tiles, first, last);
+        if (status == RIDGE_SUCCESS && first < last) sweep_rows(g, ker, tiles, first, last, out, scratch);
     }
-    return RIDGE_SUCCESS;
+    return status;
+}
+
+// C = alpha * op(A) * B^T + beta * C with few rows as C^T = alpha * B * op(A)^T
+// + beta * C^T: few columns, B (untransposed there) read in place.
+GemmArgs transposed_problem(const GemmArgs& g) {
+    GemmArgs t = g;
+    t.m = g.n, t.n = g.m;
+    t.a = g.b, t.trans_a = !g.trans_b, t.lda = g.ldb;  // A' = op(B)^T = B
+    t.b = g.a, t.trans_b = !g.trans_a, t.ldb = g.lda;  // op(B') = op(A)^T
+    return t;
+}
+
+}  // namespace
+
+ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    return sweep(g, ker, threads, SweepOutput{});
+}
+
+ridge_status gemm_skinny_m_trans_b(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    return sweep(transposed_problem(g), ker, threads, SweepOutput{true});
 }
 
 }  // namespace ridge
