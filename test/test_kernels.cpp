@@ -1072,6 +1072,43 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
     }
 }
 
+// Each kernel's transposing copy (the skinny path on C^T gathers and scatters
+// C with it): every size around its 16 x 16 blocks, padded leading
+// dimensions on both sides; each value moved bit for bit (NaN payloads and
+// signed zeros included), and dst's padding, and everything past the block in
+// either buffer, left alone.
+TEST(Kernels, TransposeCopiesEveryElementAndNothingElse) {
+    std::mt19937 rng(test_seed() + 19);
+    std::uniform_int_distribution<uint32_t> bits;
+    int kernels = 0;
+    for (const ridge::GemmKernel* ker : kernels_here([](const ridge::GemmKernel& k) { return k.transpose_c != nullptr; })) {
+        ++kernels;
+        SCOPED_TRACE(ker->name);
+        for (int64_t rows : {1, 2, 15, 16, 17, 31, 33, 64})
+            for (int64_t cols : {1, 3, 16, 17, 40}) {
+                const int64_t lds = rows + 3, ldd = cols + 5;
+                std::vector<float> src(size_t(lds * cols + 16)), dst(size_t(ldd * rows + 16));
+                for (float& x : src) {
+                    const uint32_t u = bits(rng);
+                    std::memcpy(&x, &u, sizeof x);
+                }
+                const std::vector<float> src0 = src;
+                std::fill(dst.begin(), dst.end(), sentinel());
+                ker->transpose_c(rows, cols, src.data(), lds, dst.data(), ldd);
+                ASSERT_EQ(0, std::memcmp(src.data(), src0.data(), src.size() * sizeof(float))) << "src written";
+                for (int64_t i = 0; i < rows; ++i)
+                    for (int64_t j = 0; j < ldd; ++j) {
+                        const float want = j < cols ? src[size_t(i + j * lds)] : sentinel();
+                        ASSERT_TRUE(same_bits(want, dst[size_t(j + i * ldd)]))
+                            << rows << " x " << cols << ": dst(" << j << ", " << i << ")";
+                    }
+                for (size_t e = size_t(ldd * rows); e < dst.size(); ++e)
+                    ASSERT_TRUE(same_bits(sentinel(), dst[e])) << rows << " x " << cols << ": past dst, " << e;
+            }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a transposing copy runs on this CPU";
+}
+
 // The skinny path run on C^T for few rows of C with B transposed
 // (gemm_skinny_m_trans_b): B read in place down its columns as that path's A,
 // each block of C^T gathered from C's rows and scattered back. m (C^T's
@@ -1119,7 +1156,7 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 // Dispatch sends few rows of C with B transposed (either A) to the skinny path
 // on C^T, with that path's limits with m and n swapped (built in, without a
 // profile: up to 64 rows, and from 25 rows on only with 512 columns or more),
-// and only with k at least 4 m; not B untransposed, not what the small path takes.
+// and only with k at least 2 m; not B untransposed, not what the small path takes.
 TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
@@ -1127,8 +1164,8 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const int64_t widest = ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)];
     expect_paths({{16, 1000, 600, false, true, 0, "skinny_trans_b"},
                   {24, 2000, 96, true, true, 3, "skinny_trans_b"},
-                  {widest, 600, 4 * widest, false, true, 0, "skinny_trans_b"},
-                  {widest, 600, 4 * widest - 1, false, true, 0, "blocked"},
+                  {widest, 600, 2 * widest, false, true, 0, "skinny_trans_b"},
+                  {widest, 600, 2 * widest - 1, false, true, 0, "blocked"},
                   {widest + 1, 1000, 1000, false, true, 0, "blocked"},
                   {30, 400, 1000, false, true, 0, "blocked"},
                   {16, 1000, 600, false, false, 0, "skinny_m"},
@@ -1295,6 +1332,8 @@ TEST(Kernels, RegistryIsConsistent) {
         EXPECT_GT(ker.NR, 0);
         EXPECT_LE(ker.MR * ker.NR, 32 * 32);
         EXPECT_NE(nullptr, ker.ukr);
+        // The skinny path also runs on C^T, through the kernel's transposing copy.
+        EXPECT_EQ(ker.skinny != nullptr, ker.transpose_c != nullptr);
         const std::string suffix = std::string("__") + ridge::isa_name(ker.isa);
         const std::string name = ker.name;
         ASSERT_GE(name.size(), suffix.size());

@@ -165,17 +165,18 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
 // B in place only untransposed (each column of op(B) a run of k values); with
 // B transposed those runs are a row of B each, ldb apart, and the blocked
 // path packed all of B for a few rows of A. Each block of C^T is gathered
-// from C and scattered back once, a cost that only k steps repay: k at least
-// 4 m. Measured, 1 thread, against the blocked path (`ridge-ab OLD NEW m n k
-// 9-15 NT`, medians of paired ratios): m x 4096 x 4096, m = 2 3.98, 8 2.89,
-// 16 1.91, 24 2.12, 64 1.28 (TT 1.23), 96 1.18 (2 threads: 16 rows 1.89, 64
-// rows 1.28); fp16 16 rows 1.88, bf16 64 rows 1.16; 32 x 1024 x 1024 1.48, 96
-// x 1024 x 512 1.07; at the k = 4 m edge 96 x 4096 x 384 1.03, 64 x 4096 x
-// 256 1.06, 8 x 4096 x 32 1.00; below it 96 x 4096 x 256 0.96, 32 x 4096 x 64
-// 0.84, 48 x 4096 x 64 0.79, 8 x 4096 x 16 0.99.
-constexpr int64_t kTransBMinKPerRow = 4;
+// from C and scattered back once (the kernel's transposing copy), a cost that
+// only enough k steps repay: k at least 2 m. Measured, 1 thread, against the
+// blocked path (`ridge-ab OLD NEW m n k 9-15 NT`, medians of paired ratios):
+// m x 4096 x 4096, m = 2 3.98, 8 2.89, 16 1.91, 24 2.12, 64 TT 1.23, 96 1.18;
+// fp16 16 rows 1.88, bf16 64 rows 1.16; 2 threads 16 / 64 rows 1.89 / 1.28;
+// 32 x 1024 x 1024 1.48. Short k, the path forced: 96 x 4096 x 96 0.92, x 192
+// 1.02, x 288 1.01; 48 x 4096 x 48 / 96 / 144 1.15 / 1.15 / 1.20; 32 x 4096 x
+// 32 / 64 1.15 / 1.26; 16 x 4096 x 16 / 32 1.00 / 1.00; 64 x 1024 x 128 1.18.
+// (With plain loops for the copies instead, the break-even was k = 4 m.)
+constexpr int64_t kTransBMinKPerRow = 2;
 bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
-    if (!g.trans_b || g.k < kTransBMinKPerRow * g.m) return false;
+    if (!g.trans_b || kernel.transpose_c == nullptr || g.k < kTransBMinKPerRow * g.m) return false;
     GemmArgs transposed = g;  // only the shape and the transposes matter here
     transposed.m = g.n, transposed.n = g.m, transposed.trans_a = false, transposed.trans_b = !g.trans_a;
     return use_skinny_path(cfg, kernel, transposed);

@@ -170,11 +170,13 @@ struct BlockOfC {
     bool copied;  // c is the scratch: copy the block back into C at the end
 };
 
-// Where the sweep's C lives: g.c itself, or (c_transposed) the caller's C
-// holds C^T (gemm_skinny_m_trans_b): C(i, j) at g.c[j + i*ldc]. Then every
-// block goes through the scratch, gathered in and scattered out.
+// Where the sweep's C lives: g.c itself, or (transpose non-null) the caller's
+// C holds C^T (gemm_skinny_m_trans_b): C(i, j) at g.c[j + i*ldc]. Then every
+// block goes through the scratch, gathered in and scattered out by the
+// kernel's transposing copy.
 struct SweepOutput {
-    bool c_transposed = false;
+    TransposeF32 transpose = nullptr;
+    bool c_transposed() const { return transpose != nullptr; }
 };
 
 // The scratch's column stride for `rows` rows placed `shift` floats into a
@@ -194,11 +196,8 @@ BlockOfC block_of_c(const GemmArgs& g, float* scratch, int64_t row0, int64_t row
     const int64_t ld = scratch_ld(rows, shift);
     float* c = scratch + shift;
     if (g.beta == 0.0f) return {c, ld, true};  // the kernel never reads C, and a NaN in it must not come back
-    if (out.c_transposed) {  // row r of the block is a column of the caller's C: n contiguous floats
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* from = g.c + (row0 + r) * g.ldc;
-            for (int64_t j = 0; j < g.n; ++j) c[r + j * ld] = from[j];
-        }
+    if (out.c_transposed()) {  // row r of the block is column row0 + r of the caller's C: n contiguous floats
+        out.transpose(g.n, rows, g.c + row0 * g.ldc, g.ldc, c, ld);
     } else {
         for (int64_t j = 0; j < g.n; ++j) std::memcpy(c + j * ld, g.c + row0 + j * g.ldc, size_t(rows) * sizeof(float));
     }
@@ -207,11 +206,8 @@ BlockOfC block_of_c(const GemmArgs& g, float* scratch, int64_t row0, int64_t row
 
 void finish_block_of_c(const GemmArgs& g, const BlockOfC& block, int64_t row0, int64_t rows, SweepOutput out) {
     if (!block.copied) return;
-    if (out.c_transposed) {
-        for (int64_t r = 0; r < rows; ++r) {
-            float* to = g.c + (row0 + r) * g.ldc;
-            for (int64_t j = 0; j < g.n; ++j) to[j] = block.c[r + j * block.ldc];
-        }
+    if (out.c_transposed()) {
+        out.transpose(rows, g.n, block.c, block.ldc, g.c + row0 * g.ldc, g.ldc);
         return;
     }
     for (int64_t j = 0; j < g.n; ++j)
@@ -229,7 +225,7 @@ int64_t c_scratch_floats(const GemmArgs& g, int64_t block_rows) {
 // memory (then C is updated in place, as it would be without one; a
 // transposed C has no such fallback: see gemm_skinny_m_trans_b).
 float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, SweepOutput out) {
-    if (!out.c_transposed && !skinny_uses_c_scratch(g)) return nullptr;
+    if (!out.c_transposed() && !skinny_uses_c_scratch(g)) return nullptr;
     Workspace* ws = this_thread_workspace();
     return ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(c_scratch_floats(g, block_rows)));
 }
@@ -306,7 +302,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepO
     const int64_t block_rows = skinny_block_rows(g.n, ker.MR);
     if (threads <= 1 || count < 2) {
         float* scratch = reserve_c_scratch(g, block_rows, out);
-        if (out.c_transposed && scratch == nullptr) return RIDGE_OUT_OF_MEMORY;
+        if (out.c_transposed() && scratch == nullptr) return RIDGE_OUT_OF_MEMORY;
         sweep_rows(g, ker, tiles, 0, count, out, scratch);
         return RIDGE_SUCCESS;
     }
@@ -314,7 +310,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepO
 #pragma omp parallel num_threads(threads)
     {
         float* scratch = reserve_c_scratch(g, block_rows, out);
-        if (out.c_transposed && scratch == nullptr) {
+        if (out.c_transposed() && scratch == nullptr) {
 #pragma omp critical(ridge_skinny_status)
             status = RIDGE_OUT_OF_MEMORY;
         }
@@ -343,7 +339,8 @@ ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads
 }
 
 ridge_status gemm_skinny_m_trans_b(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    return sweep(transposed_problem(g), ker, threads, SweepOutput{true});
+    if (ker.transpose_c == nullptr) return RIDGE_INVALID_ARGUMENT;  // dispatch never sends such a kernel here
+    return sweep(transposed_problem(g), ker, threads, SweepOutput{ker.transpose_c});
 }
 
 }  // namespace ridge

@@ -142,6 +142,12 @@ void ukr_f16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float
 void ukr_bf16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                           const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
+// Copies the transpose of a rows x cols fp32 block: dst[j + i*ldd] = src[i + j*lds]
+// (bit for bit). The skinny path on C^T (few rows with B transposed) gathers
+// each block of C^T from C's rows into its scratch and scatters it back with it.
+using TransposeF32 = void (*)(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd);
+void transpose_f32__avx512(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd);
+
 // Set-up and tear-down a kernel may need around its calls on one thread
 // within one GEMM call (AMX: tile configuration); may be null.
 using KernelThreadHook = void (*)();
