@@ -15,8 +15,8 @@
 namespace ridge {
 namespace {
 
-// The block at rows i0.., columns j0.. of src (up to 16 x 16, `rows` x `cols`
-// of it inside the block) to rows j0.., columns i0.. of dst.
+// One block of at most 16 x 16: src's rows x cols (columns lds apart) to
+// dst's cols x rows (columns ldd apart). kFull: all 16 x 16, no masks.
 template <bool kFull>
 void transpose_16x16_block(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd) {
     const __mmask16 row_lanes = first_lanes(rows), col_lanes = first_lanes(cols);
