@@ -1154,14 +1154,15 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 }
 
 // Dispatch sends few rows of C with B transposed (either A) to the skinny path
-// on C^T, with that path's limits with m and n swapped (built in, without a
-// profile: up to 64 rows, and from 25 rows on only with 512 columns or more),
-// and only with k at least 2 m; not B untransposed, not what the small path takes.
+// on C^T, with that path's limits with m and n swapped (fp32: up to all the
+// rows it holds, kSkinnyMaxN, and from 25 rows on only with 512 columns or
+// more), and only with k at least 2 m; not B untransposed, not what the small
+// path takes.
 TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 18);
-    const int64_t widest = ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)];
+    const int64_t widest = ridge::kSkinnyMaxN;
     expect_paths({{16, 1000, 600, false, true, 0, "skinny_trans_b"},
                   {24, 2000, 96, true, true, 3, "skinny_trans_b"},
                   {widest, 600, 2 * widest, false, true, 0, "skinny_trans_b"},

@@ -100,10 +100,14 @@ constexpr int64_t kGemvPrefetchElements = 256;
 constexpr int64_t kSkinnyNarrowColumns = 24;
 constexpr int64_t kSkinnyWideMinRows = 512;
 
-bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+// The skinny path's shape: A untransposed, at most `widest` columns, enough rows.
+bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {
     const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
-    return kernel.skinny != nullptr && !g.trans_a &&
-           g.n <= std::min(cfg.skinny_max_columns[int(g.input)], kSkinnyMaxN) && g.m >= min_rows;
+    return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min(widest, kSkinnyMaxN) && g.m >= min_rows;
+}
+
+bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+    return skinny_shape(kernel, g, cfg.skinny_max_columns[int(g.input)]);
 }
 
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
@@ -174,12 +178,20 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
 // 1.02, x 288 1.01; 48 x 4096 x 48 / 96 / 144 1.15 / 1.15 / 1.20; 32 x 4096 x
 // 32 / 64 1.15 / 1.26; 16 x 4096 x 16 / 32 1.00 / 1.00; 64 x 1024 x 128 1.18.
 // (With plain loops for the copies instead, the break-even was k = 4 m.)
+// How many rows: for fp32 all the path holds (kSkinnyMaxN), past the
+// crossover measured with B untransposed (skinny_max_columns), since the
+// blocked path does worse with B transposed: against it (ridge-ab with
+// profiles setting that crossover to 64 and 128, 1 thread) 80 / 96 / 112 /
+// 128 x 4096 x 4096 NT 1.21 / 1.14 / 1.12 / 1.10, 128 x 1024 x 1024 1.08.
+// 16-bit inputs keep their crossover: fp16 48 rows 1.13, 64 1.00, 128 0.87,
+// bf16 128 rows 0.96.
 constexpr int64_t kTransBMinKPerRow = 2;
 bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     if (!g.trans_b || kernel.transpose_c == nullptr || g.k < kTransBMinKPerRow * g.m) return false;
     GemmArgs transposed = g;  // only the shape and the transposes matter here
     transposed.m = g.n, transposed.n = g.m, transposed.trans_a = false, transposed.trans_b = !g.trans_a;
-    return use_skinny_path(cfg, kernel, transposed);
+    const int64_t widest = g.input == Dtype::f32 ? kSkinnyMaxN : cfg.skinny_max_columns[int(g.input)];
+    return skinny_shape(kernel, transposed, widest);
 }
 
 // Few columns with A transposed for a kernel that reads op(A)'s rows in place
