@@ -288,6 +288,10 @@ int out_of_memory_child(bool warm_thread) {
     const int64_t gm = 8, gn = 100000;
     std::vector<float> ga(size_t(gm * gn), 0.5f), gx(size_t(2 * gn), 1.0f), gy(size_t(gm), 3.0f);
     const std::vector<float> gy_before = gy;
+    // Few rows with B transposed: the skinny path on C^T needs a scratch copy of C^T.
+    const int64_t tm = 16, tn = 4096, tk = 600;
+    std::vector<float> ta(size_t(tm * tk), 0.5f), tb(size_t(tn * tk), 0.25f), tc(size_t(tm * tn), 3.0f);
+    const std::vector<float> tc_before = tc;
 
     int token = 0;
     ridge_set_error_handler(record_handler, &token);
@@ -349,6 +353,10 @@ int out_of_memory_child(bool warm_thread) {
             ++failures, std::fprintf(stderr, "child: handler calls %d function %s after ridge_sgemv\n",
                                      g_handler.calls.load(), g_handler.function);
         if (gy != gy_before) ++failures, std::fprintf(stderr, "child: ridge_sgemv wrote y\n");
+        const ridge_status st = ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_TRANS, tm, tn, tk, 1.0f, ta.data(),
+                                            tm, tb.data(), tn, 0.5f, tc.data(), tm);
+        if (st != RIDGE_OUT_OF_MEMORY) ++failures, std::fprintf(stderr, "child: few rows, B transposed: %d\n", st);
+        if (tc != tc_before) ++failures, std::fprintf(stderr, "child: few rows, B transposed: C written\n");
 
         stage = 3;
         while (stage != 4) std::this_thread::yield();

@@ -5,8 +5,6 @@
 // and the problems' C do not overlap (the strided API checks its stride;
 // dispatch_gemm_batch checks a list of C before it spreads one), so no thread
 // waits for another.
-#include <omp.h>
-
 #include "gemm/gemm.h"
 #include "gemm/workspace.h"
 
@@ -44,26 +42,10 @@ ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& ker,
     // Same shape, same need: a thread that holds this much never allocates again in this batch.
     const size_t need = gemm_small_workspace_floats(batch.shape, ker);
     const int64_t count = batch.count;
-    if (threads <= 1) {  // no team to start (nor to nest inside a caller's parallel region)
-        if (!reserved(need)) return RIDGE_OUT_OF_MEMORY;
-        run_problems(batch, 0, count, ker);
-        return RIDGE_SUCCESS;
-    }
-    ridge_status status = RIDGE_SUCCESS;
-#pragma omp parallel num_threads(threads)
-    {
-        // Every thread reserves before any thread writes a C: out of memory leaves every C untouched.
-        if (!reserved(need)) {
-#pragma omp critical(ridge_batch_status)
-            status = RIDGE_OUT_OF_MEMORY;
-        }
-#pragma omp barrier
-        if (status == RIDGE_SUCCESS) {  // the same answer in every thread (after the barrier)
-            const int t = omp_get_thread_num(), parts = omp_get_num_threads();
-            run_problems(batch, count * t / parts, count * (t + 1) / parts, ker);
-        }
-    }
-    return status;
+    // Every thread reserves before any thread writes a C: out of memory leaves every C untouched.
+    return run_once_every_thread_reserved(
+        threads, [need](float*&) { return reserved(need); },
+        [&](float*, int64_t t, int64_t parts) { run_problems(batch, count * t / parts, count * (t + 1) / parts, ker); });
 }
 
 }  // namespace ridge

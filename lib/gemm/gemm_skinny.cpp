@@ -15,8 +15,6 @@
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
 // are fp32's): half the bytes streamed.
 // Threads split rows; each C element sees the same chunks in the same order.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -300,26 +298,15 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepO
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
     const int64_t block_rows = skinny_block_rows(g.n, ker.MR);
-    if (threads <= 1 || count < 2) {
-        float* scratch = reserve_c_scratch(g, block_rows, out);
-        if (out.c_transposed() && scratch == nullptr) return RIDGE_OUT_OF_MEMORY;
-        sweep_rows(g, ker, tiles, 0, count, out, scratch);
-        return RIDGE_SUCCESS;
-    }
-    ridge_status status = RIDGE_SUCCESS;
-#pragma omp parallel num_threads(threads)
-    {
-        float* scratch = reserve_c_scratch(g, block_rows, out);
-        if (out.c_transposed() && scratch == nullptr) {
-#pragma omp critical(ridge_skinny_status)
-            status = RIDGE_OUT_OF_MEMORY;
-        }
-#pragma omp barrier
-        const int t = omp_get_thread_num(), parts = omp_get_num_threads();
-        const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-        if (status == RIDGE_SUCCESS && first < last) sweep_rows(g, ker, tiles, first, last, out, scratch);
-    }
-    return status;
+    auto reserve = [&](float*& scratch) {
+        scratch = reserve_c_scratch(g, block_rows, out);
+        return !out.c_transposed() || scratch != nullptr;
+    };
+    return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
+                                          [&](float* scratch, int64_t t, int64_t parts) {
+                                              const int64_t first = count * t / parts, last = count * (t + 1) / parts;
+                                              if (first < last) sweep_rows(g, ker, tiles, first, last, out, scratch);
+                                          });
 }
 
 // C = alpha * op(A) * B^T + beta * C with few rows as C^T = alpha * B * op(A)^T

@@ -29,8 +29,6 @@
 // is packed, and both kernels widen B's columns (A's, on C^T) as they read
 // them: half the bytes of the large operand streamed. B transposed stays fp32
 // only (dispatch sends it elsewhere).
-#include <omp.h>
-
 #include <algorithm>
 
 #include "gemm/gemm.h"
@@ -184,30 +182,16 @@ ridge_status run_few_rows(const GemmArgs& g, const GemmKernel& ker, int threads,
     const int64_t width = group_columns(g, ker);
     const int64_t groups = (g.n + width - 1) / width;
     const int team = int(std::min<int64_t>(std::max(threads, 1), groups));
-    if (team <= 1) {
-        float* b_copy = b_copy_buffer(g, ker);
-        if (g.trans_b && b_copy == nullptr) return RIDGE_OUT_OF_MEMORY;
-        for (int64_t q = 0; q < groups; ++q) run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
-        return RIDGE_SUCCESS;
-    }
     // Every thread gets its buffer before any thread writes C: out of memory in
     // one of them leaves C untouched.
-    ridge_status status = RIDGE_SUCCESS;
-#pragma omp parallel num_threads(team)
-    {
-        float* b_copy = b_copy_buffer(g, ker);
-        if (g.trans_b && b_copy == nullptr) {
-#pragma omp critical(ridge_skinny_m_status)
-            status = RIDGE_OUT_OF_MEMORY;
-        }
-#pragma omp barrier
-        if (status == RIDGE_SUCCESS) {
-            const int64_t t = omp_get_thread_num(), parts = omp_get_num_threads();
-            for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
-                run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
-        }
-    }
-    return status;
+    auto reserve = [&](float*& b_copy) {
+        b_copy = b_copy_buffer(g, ker);
+        return !g.trans_b || b_copy != nullptr;
+    };
+    return run_once_every_thread_reserved(team, reserve, [&](float* b_copy, int64_t t, int64_t parts) {
+        for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
+            run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
+    });
 }
 
 // C = alpha * A^T * op(B) + beta * C as C^T = alpha * op(B)^T * A + beta * C^T.
