@@ -127,14 +127,17 @@ private:
 
 class Blis final : public CblasPeer {
 public:
-    explicit Blis(void* h)
+    // forced_arch: the configuration choose_blis_arch selected, or null.
+    Blis(void* h, const char* forced_arch)
         : CblasPeer(h),
           set_threads_(symbol<void (*)(int64_t)>(h, "bli_thread_set_num_threads")),
           arch_id_(symbol<int (*)()>(h, "bli_arch_query_id")),
-          arch_string_(symbol<const char* (*)(int)>(h, "bli_arch_string")) {}
+          arch_string_(symbol<const char* (*)(int)>(h, "bli_arch_string")),
+          forced_arch_(forced_arch) {}
     std::string name() const override { return "blis"; }
     std::string details() const override {
-        return (arch_id_ && arch_string_) ? arch_string_(arch_id_()) : "?";
+        const std::string arch = (arch_id_ && arch_string_) ? arch_string_(arch_id_()) : "?";
+        return forced_arch_ ? arch + " (forced by ridge-bench: BLIS_ARCH_TYPE=0, see choose_blis_arch)" : arch;
     }
     void set_threads(int t) override {
         if (set_threads_) set_threads_(t);
@@ -144,7 +147,37 @@ private:
     void (*set_threads_)(int64_t);
     int (*arch_id_)();
     const char* (*arch_string_)(int);
+    const char* forced_arch_;
 };
+
+// BLIS at its best. Debian's BLIS 0.9.0 picks its kernels from the CPU's
+// vendor and family when it first initialises, and a CPU it does not know gets
+// its generic kernels: on AMD family 26 (Zen 5) 28-29 GFLOP/s at 1024^3 on one
+// thread, against 153-154 with its AVX-512 ("skx") kernels, forced. So on a
+// CPU whose AVX-512 state the OS saves, unless the caller set BLIS_ARCH_TYPE,
+// this selects the skx configuration before BLIS initialises: BLIS_ARCH_TYPE
+// is the configuration's index (0 in 0.9.0, checked by name), and BLIS aborts
+// on an index it would not pick itself unless its error checking is off
+// first ("Accessed uninitialized context in gks", checked here with 3,
+// haswell). (BLIS 0.9.0's only AVX-512 configurations are skx and knl: on
+// Intel AVX-512 cores it picks skx itself, and on AMD ones no AVX-512 kernels
+// at all.) A BLIS_ARCH_TYPE the caller set is kept, with error checking off
+// so that it works (the main job's AVX2 table sets haswell's). Returns the
+// forced configuration's name, or null.
+const char* choose_blis_arch(void* h) {
+    const auto arch_string = symbol<const char* (*)(int)>(h, "bli_arch_string");
+    const auto set_error_checking = symbol<void (*)(int)>(h, "bli_error_checking_level_set");
+    constexpr int kSkxIndex = 0, kNoErrorChecking = 0;  // arch_t's BLIS_ARCH_SKX, errlev_t's BLIS_NO_ERROR_CHECKING
+    if (!arch_string || !set_error_checking) return nullptr;
+    if (std::getenv("BLIS_ARCH_TYPE")) {
+        set_error_checking(kNoErrorChecking);
+        return nullptr;
+    }
+    if (!ridge::cpu_supports(ridge::Isa::avx512) || std::string(arch_string(kSkxIndex)) != "skx") return nullptr;
+    set_error_checking(kNoErrorChecking);
+    setenv("BLIS_ARCH_TYPE", std::to_string(kSkxIndex).c_str(), 1);
+    return "skx";
+}
 
 // oneDNN's dnnl_sgemm and dnnl_gemm_bf16bf16f32 are row-major: column-major
 // C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T, so the operands swap.
@@ -242,7 +275,7 @@ std::vector<GemmLibrary*> load_all() {
         if (p->ok()) libs.push_back(p);
     }
     if (void* h = open_library("libblis.so.4")) {
-        auto* p = new Blis(h);
+        auto* p = new Blis(h, choose_blis_arch(h));
         if (p->ok()) libs.push_back(p);
     }
     if (void* h = open_library("libdnnl.so.2")) {

@@ -299,8 +299,8 @@ int main(int argc, char** argv) {
         shape_files.push_back(std::string(RIDGE_BENCH_SHAPES_DIR) + "/skinny.txt");
     }
 
-    // The environment as the caller set it, before ridge-bench adjusts OpenBLAS's core.
-    for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "RIDGE_ISA", "RIDGE_PROFILE"}) {
+    // The environment as the caller set it, before ridge-bench adjusts OpenBLAS's core and BLIS's configuration.
+    for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "BLIS_ARCH_TYPE", "RIDGE_ISA", "RIDGE_PROFILE"}) {
         const char* val = std::getenv(v);
         benchmark::AddCustomContext(std::string("env_") + v, val ? val : "(unset)");
     }
