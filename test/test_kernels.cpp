@@ -727,6 +727,31 @@ testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const f
     return testing::AssertionSuccess();
 }
 
+// The skinny sweep's blocks of rows: as few as the largest block allows, equal
+// to within a tile each (a malloc'ed A's head tile must not leave a block of
+// one tile at the end), and never more rows than the scratch copy of C holds.
+TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
+    for (int64_t MR : {int64_t{16}, int64_t{32}}) {
+        for (int64_t n : {int64_t{8}, int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
+            const int64_t nominal = ridge::skinny_block_rows(n, MR) / MR;
+            const int64_t largest = ridge::skinny_largest_block_rows(n, MR) / MR;
+            ASSERT_GE(largest, nominal);
+            for (int64_t tiles = 1; tiles <= 4 * largest + 3; ++tiles) {
+                SCOPED_TRACE("MR " + std::to_string(MR) + ", n " + std::to_string(n) + ", tiles " +
+                             std::to_string(tiles));
+                const int64_t per = ridge::skinny_tiles_per_block(tiles, n, MR);
+                ASSERT_GE(per, 1);
+                EXPECT_LE(per, largest);
+                const int64_t blocks = (tiles + per - 1) / per;
+                EXPECT_EQ(blocks, (tiles + largest - 1) / largest);
+                const int64_t last = tiles - (blocks - 1) * per;
+                EXPECT_GT(last, 0);
+                EXPECT_LT(per - last, blocks);
+            }
+        }
+    }
+}
+
 // The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15
 // floats into a cache line, lda a multiple of 16 (the sweep then starts with a
 // tile up to the first aligned row) or not: C is bit for bit what the aligned

@@ -93,9 +93,15 @@ ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int t
 // Columns of A (k steps) per chunk of that sweep, for n columns of C and A of
 // type `input`; C is read and written once per chunk.
 int64_t skinny_chunk_columns(int64_t n, Dtype input);
-// Rows of C per block of that sweep (a whole number of MR tiles): each block
+// Rows of C per block of that sweep, nominally (a whole number of MR tiles;
+// the sweep makes its blocks equal, each at most an eighth more): each block
 // runs all of its chunks before the next, so its C stays in L2.
 int64_t skinny_block_rows(int64_t n, int64_t MR);
+// The sweep's blocks over `tiles` MR-row tiles: equal, each of this many tiles
+// at most, and each at most skinny_largest_block_rows (what its scratch copy
+// of C holds: the nominal block plus an eighth).
+int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR);
+int64_t skinny_largest_block_rows(int64_t n, int64_t MR);
 // Whether that sweep updates each block of C in a scratch copy (ldc a multiple
 // of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
 // the copies), memory permitting; C comes out bit for bit the same either way.

@@ -238,7 +238,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, ker.NR);
     const int64_t chunk = skinny_chunk_columns(g.n, g.input);
-    const int64_t block_tiles = skinny_block_rows(g.n, ker.MR) / ker.MR;
+    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, ker.MR);
     const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, ker.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
@@ -290,6 +290,30 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
     return MR * std::max<int64_t>(1, kCBlockBytes / (n * int64_t(sizeof(float)) * MR));
 }
 
+// Tiles per block where a sweep covers `tiles` tiles: equal blocks, as few as
+// allow each at most the nominal block (skinny_block_rows, in tiles) plus an
+// eighth. Nominal blocks would leave a last block of the few tiles over: a
+// malloc'ed A (16 bytes into a line) gets a head tile (RowTiles), so 4096 rows
+// are 129 tiles, 64 + 64 + 1 at 64 columns of C, and a block of one tile runs
+// every chunk of k for 32 rows (on two threads, 64 + 1 for the second). Each
+// tile of C still sees the chunks in the same order: C is bit for bit the same.
+// Measured on the Zen 5 VM against the previous build, matrices as malloc
+// gives them (`OFFSET=4 ridge-ab OLD NEW 4096 n 4096 11`, 1 thread): n = 64
+// 1.028-1.030, 48 1.018, 32 1.033 (128 + 1 tiles at 32 columns), fp16 A n = 64
+// 1.026, 32 x 4096 x 4096 NT (the sweep on C^T) 1.018, 2 threads n = 64 1.034;
+// where the blocks come out as before: n = 16 (one block) 0.992-0.999, 128
+// 0.992, aligned matrices n = 64 1.011.
+int64_t skinny_largest_block_rows(int64_t n, int64_t MR) {
+    const int64_t nominal_tiles = skinny_block_rows(n, MR) / MR;
+    return MR * (nominal_tiles + nominal_tiles / 8);
+}
+
+int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR) {
+    const int64_t largest = skinny_largest_block_rows(n, MR) / MR;
+    const int64_t blocks = (tiles + largest - 1) / largest;
+    return (tiles + blocks - 1) / blocks;
+}
+
 namespace {
 
 // The sweep over all rows of g, split between threads by tiles of rows. With
@@ -297,7 +321,7 @@ namespace {
 ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepOutput out) {
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
-    const int64_t block_rows = skinny_block_rows(g.n, ker.MR);
+    const int64_t block_rows = skinny_largest_block_rows(g.n, ker.MR);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, out);
         return !out.c_transposed() || scratch != nullptr;
