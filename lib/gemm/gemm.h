@@ -84,6 +84,18 @@ struct GemmBatch {
 // buffer before any C is written (gemm_batch.cpp). No two problems' C may overlap.
 ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads);
 
+// Equal blocks of `count` items, as few as allow each at most `nominal` items
+// plus an eighth (largest_equal_block): the items per block, the last one
+// taking what is left (fewer by less than one per block). A nominal size
+// itself would leave a thin last block that repeats a whole pass for a few
+// items. The blocked path's jc blocks and the skinny sweep's blocks of rows.
+inline int64_t largest_equal_block(int64_t nominal) { return nominal + nominal / 8; }
+inline int64_t equal_block(int64_t count, int64_t nominal) {
+    const int64_t largest = largest_equal_block(nominal);
+    const int64_t blocks = (count + largest - 1) / largest;
+    return (count + blocks - 1) / blocks;
+}
+
 // Few columns of C, A untransposed: A read once in place (gemm_skinny.cpp), in
 // its input type (fp32, or fp16/bf16 where the kernel converts as it loads),
 // for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows, converted to

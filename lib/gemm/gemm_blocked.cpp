@@ -170,11 +170,7 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // 2048^3 (1 thread, alternating runs). The B panel outgrows the model's share
 // of L3 by at most an eighth, and the L3 is the least exact level of the model
 // (often a fallback size).
-int64_t nc_block(int64_t n, const BlockingParams& bp) {
-    const int64_t tolerated = bp.NC + bp.NC / 8;
-    const int64_t blocks = ceil_div(n, tolerated);
-    return round_up(ceil_div(n, blocks), bp.NR);
-}
+int64_t nc_block(int64_t n, const BlockingParams& bp) { return round_up(equal_block(n, bp.NC), bp.NR); }
 
 Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     const GemmKernel& ker = *plan.kernel;

@@ -292,7 +292,7 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
 
 // Tiles per block where a sweep covers `tiles` tiles: equal blocks, as few as
 // allow each at most the nominal block (skinny_block_rows, in tiles) plus an
-// eighth. Nominal blocks would leave a last block of the few tiles over: a
+// eighth (equal_block, gemm.h). Nominal blocks would leave a last block of the few tiles over: a
 // malloc'ed A (16 bytes into a line) gets a head tile (RowTiles), so 4096 rows
 // are 129 tiles, 64 + 64 + 1 at 64 columns of C, and a block of one tile runs
 // every chunk of k for 32 rows (on two threads, 64 + 1 for the second). Each
@@ -304,14 +304,11 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
 // where the blocks come out as before: n = 16 (one block) 0.992-0.999, 128
 // 0.992, aligned matrices n = 64 1.011.
 int64_t skinny_largest_block_rows(int64_t n, int64_t MR) {
-    const int64_t nominal_tiles = skinny_block_rows(n, MR) / MR;
-    return MR * (nominal_tiles + nominal_tiles / 8);
+    return MR * largest_equal_block(skinny_block_rows(n, MR) / MR);
 }
 
 int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR) {
-    const int64_t largest = skinny_largest_block_rows(n, MR) / MR;
-    const int64_t blocks = (tiles + largest - 1) / largest;
-    return (tiles + blocks - 1) / blocks;
+    return equal_block(tiles, skinny_block_rows(n, MR) / MR);
 }
 
 namespace {
