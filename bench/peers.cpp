@@ -137,7 +137,7 @@ public:
     std::string name() const override { return "blis"; }
     std::string details() const override {
         const std::string arch = (arch_id_ && arch_string_) ? arch_string_(arch_id_()) : "?";
-        return forced_arch_ ? arch + " (forced by ridge-bench: BLIS_ARCH_TYPE=0, see choose_blis_arch)" : arch;
+        return forced_arch_ ? arch + " (forced by ridge-bench: choose_blis_arch)" : arch;
     }
     void set_threads(int t) override {
         if (set_threads_) set_threads_(t);

@@ -109,9 +109,9 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input);
 // the sweep makes its blocks equal, each at most an eighth more): each block
 // runs all of its chunks before the next, so its C stays in L2.
 int64_t skinny_block_rows(int64_t n, int64_t MR);
-// The sweep's blocks over `tiles` MR-row tiles: equal, each of this many tiles
-// at most, and each at most skinny_largest_block_rows (what its scratch copy
-// of C holds: the nominal block plus an eighth).
+// Tiles per block where that sweep covers `tiles` MR-row tiles (equal_block of
+// the nominal block), and the rows of its largest block: what its scratch copy
+// of C holds, the nominal block plus an eighth.
 int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR);
 int64_t skinny_largest_block_rows(int64_t n, int64_t MR);
 // Whether that sweep updates each block of C in a scratch copy (ldc a multiple

@@ -292,11 +292,12 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
 
 // Tiles per block where a sweep covers `tiles` tiles: equal blocks, as few as
 // allow each at most the nominal block (skinny_block_rows, in tiles) plus an
-// eighth (equal_block, gemm.h). Nominal blocks would leave a last block of the few tiles over: a
-// malloc'ed A (16 bytes into a line) gets a head tile (RowTiles), so 4096 rows
-// are 129 tiles, 64 + 64 + 1 at 64 columns of C, and a block of one tile runs
-// every chunk of k for 32 rows (on two threads, 64 + 1 for the second). Each
-// tile of C still sees the chunks in the same order: C is bit for bit the same.
+// eighth (equal_block, gemm.h). Nominal blocks would leave a last block of the
+// few tiles over: a malloc'ed A (16 bytes into a line) gets a head tile
+// (RowTiles), so 4096 rows are 129 tiles, 64 + 64 + 1 at 64 columns of C, and
+// a block of one tile runs every chunk of k for 32 rows (on two threads,
+// 64 + 1 for the second). Each tile of C still sees the chunks in the same
+// order: C is bit for bit the same.
 // Measured on the Zen 5 VM against the previous build, matrices as malloc
 // gives them (`OFFSET=4 ridge-ab OLD NEW 4096 n 4096 11`, 1 thread): n = 64
 // 1.028-1.030, 48 1.018, 32 1.033 (128 + 1 tiles at 32 columns), fp16 A n = 64
