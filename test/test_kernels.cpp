@@ -874,7 +874,8 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
 // The driver's small-problem path with each kernel that has one, on the same edge
 // shapes as the blocked path (it has no blocking: the shapes only need to be ragged),
 // and around the merged last row tile (a remainder of up to MR/2 rows joins the
-// tile before it: m = MR + MR/2 is one tile, one more row is two).
+// tile before it: m = MR + MR/2 is one tile, one more row is two). The calls
+// take turns at op(A) in one block of rows, blocks of one row tile, and of two.
 TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 8;
     SCOPED_TRACE(seed_note(seed));
@@ -890,6 +891,7 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
             c.m = m, c.n = 2 * ker.NR - 3, c.k = 9 + m % 5;
             shapes.push_back(c);
         }
+        int serial = 0;
         for (Call call : shapes)
             for (int t = 0; t < 4; ++t)
                 for (const auto& s : kScalars) {
@@ -897,8 +899,62 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
                     call.alpha = s[0], call.beta = s[1];
                     call.ldc_pad = (t % 2 == 0) ? 5 : 0;
                     call.lda_pad = t, call.ldb_pad = 3 - t;
+                    const int64_t block_floats[] = {0, 1, 2 * ker.MR * call.k};
+                    plan.small_a_block_floats = block_floats[serial++ % 3];
+                    SCOPED_TRACE("op(A) blocks of " + std::to_string(plan.small_a_block_floats) + " floats");
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
+    }
+}
+
+// The small path's blocks of rows of op(A) (gemm_small.cpp): as many as its
+// block size gives, equal, and C bit for bit what one block gives (every tile
+// of C is still one kernel call over all of k), with the merged last row tile
+// (5 MR + 3 rows: 5 tiles) in the last block, every transpose pair.
+TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
+    const uint32_t seed = test_seed() + 14;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        SCOPED_TRACE(ker.name);
+        Call call;
+        call.m = 5 * ker.MR + 3, call.n = 3 * ker.NR + 1, call.k = 37, call.alpha = 0.75f, call.beta = -0.5f;
+        const int64_t tile_floats = ker.MR * call.k;
+        // op(A) per block -> blocks: none -> 1; one tile -> 5; two -> 3 (2 + 2 + 1); three -> 2 (3 + 2).
+        const int64_t blocks_for[][2] = {{0, 1}, {1, 5}, {tile_floats, 5}, {2 * tile_floats, 3},
+                                         {3 * tile_floats, 2}, {5 * tile_floats, 1}};
+        for (int t = 0; t < 4; ++t) {
+            call.ta = t & 1, call.tb = t & 2, call.lda_pad = t;
+            SCOPED_TRACE(call.describe());
+            Operands ops(call, rng);
+            ridge::GemmArgs g;
+            g.trans_a = call.ta, g.trans_b = call.tb;
+            g.m = call.m, g.n = call.n, g.k = call.k;
+            g.alpha = call.alpha, g.beta = call.beta;
+            g.a = ops.a.data(), g.lda = call.lda();
+            g.b = ops.b.data(), g.ldb = call.ldb();
+            ridge::GemmPlan plan = plan_with_model_blocking(ker);
+            plan.small_path = true;
+            std::vector<float> one_block;
+            for (const auto& [block_floats, blocks] : blocks_for) {
+                EXPECT_EQ(blocks, ridge::small_row_blocks(g, ker, block_floats)) << block_floats << " floats per block";
+                Guarded c = ops.c;
+                g.c = c.data(), g.ldc = call.ldc();
+                plan.small_a_block_floats = block_floats;
+                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                ASSERT_TRUE(c.untouched_outside());
+                const std::vector<float> got(c.data(), c.data() + call.ldc() * call.n);
+                if (block_floats == 0) {
+                    ASSERT_TRUE(matches(call, c, expected_c(call, ops.a.data(), ops.b.data(), ops.c.data()),
+                                        bound_for(call)));
+                    one_block = got;
+                } else {
+                    EXPECT_EQ(0, std::memcmp(one_block.data(), got.data(), sizeof(float) * got.size()))
+                        << "blocks of " << block_floats << " floats";
+                }
+            }
+        }
     }
 }
 

@@ -142,6 +142,24 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
     EXPECT_TRUE(call.c_right);
 }
 
+// Where op(A) outgrows the small path's block of rows (half of L2), B's
+// columns are read once per block: the report counts them that many times.
+// 512 x 100 x 512: op(A) 1 MiB, a column tile of B 24 KiB (NR = 12), within half
+// of a 48 KiB L1; two blocks on a 1 MiB L2, one on a 2 MiB L2 (skipped there).
+TEST(Report, SmallPathCountsBOncePerBlockOfRows) {
+    const int64_t m = 512, n = 100, k = 512;
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmArgs g;
+    g.m = m, g.n = n, g.k = k, g.lda = m;
+    const int64_t blocks = ridge::small_row_blocks(g, *ker, ridge::small_path_a_block_floats(*ker, k));
+    if (blocks < 2) GTEST_SKIP() << "op(A) of " << m << " x " << k << " is one block of rows on this machine";
+    const ReportedCall call = reported_call(m, n, k, m);
+    ASSERT_STREQ("small", call.report.path);
+    const double column_tiles = double(ceil_div(n, ker->NR));
+    EXPECT_DOUBLE_EQ(4.0 * (double(m) * k * column_tiles + double(k) * n * double(blocks)), call.report.l2_to_l1_bytes);
+    EXPECT_TRUE(call.c_right);
+}
+
 // Few rows on the blocked path with B larger than the last-level cache: KC
 // grows by the times the model's block of A (MC rows) holds m's rows, at most
 // 4 (dispatch.cpp, blocking_for_thin_m); a tall A, or a B that fits the cache,

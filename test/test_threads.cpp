@@ -306,9 +306,10 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
         }
 }
 
-// The small path with 1, 2 and 3 threads (columns of C split between them; op(A)
+// The small path with 1, 2 and 3 threads (tiles of C split between them; op(A)
 // packed by every thread when transposed): the same bits, every transpose pair,
-// ragged edges, fewer column tiles than threads, beta 0 over NaN.
+// ragged edges, fewer column tiles than threads, beta 0 over NaN, and op(A) in
+// one block of rows, in blocks of one row tile, and of two (taking turns).
 TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
     const uint32_t seed = test_seed() + 5;
     SCOPED_TRACE(seed_note(seed));
@@ -324,11 +325,13 @@ TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
             Call c;
             c.m = s[0], c.n = s[1], c.k = s[2], c.ta = t & 1, c.tb = t & 2;
             c.alpha = -0.75f, c.beta = serial % 2 ? 0.0f : 1.25f, c.lda_pad = t, c.ldc_pad = 3;
-            ++serial;
-            SCOPED_TRACE(c.describe());
-            Operands ops(c, rng);
+            const int64_t block_floats[] = {0, 1, 2 * MR * c.k};
             ridge::GemmPlan plan{ker, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
             plan.small_path = true;
+            plan.small_a_block_floats = block_floats[serial % 3];
+            ++serial;
+            SCOPED_TRACE(c.describe() + ", op(A) blocks of " + std::to_string(plan.small_a_block_floats) + " floats");
+            Operands ops(c, rng);
             expect_same_bits_for_one_two_three_threads(c, ops, plan);
             if (HasFatalFailure()) return;
         }

@@ -373,6 +373,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         const bool threaded = small_team > 1 || blocked_team > 1;
         ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
         small.small_path = true;
+        small.small_a_block_floats = ridge::small_path_a_block_floats(kernel, n);
         Plans plans = {small, blocked_plan(kernel, blocking, 1)};
         if (threaded) {
             small.threads = small_team;

@@ -314,6 +314,15 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) > cfg.stream_c_min_bytes;
 }
 
+}  // namespace
+
+int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
+    const double b_tile_bytes = double(sizeof(float)) * double(k) * double(kernel.NR);
+    return b_tile_bytes <= double(machine_topology().l1.size_bytes) / 2 ? runtime_config().small_a_block_floats : 0;
+}
+
+namespace {
+
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
@@ -380,8 +389,9 @@ void print_config(const RuntimeConfig& cfg) {
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
-    std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats\n",
-                 cfg.small_max_volume, cfg.small_max_a_floats);
+    std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats, in blocks of rows of %lld floats"
+                 " (while k x NR fits half of L1)\n",
+                 cfg.small_max_volume, cfg.small_max_a_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
                  "(at most %lld)\n",
@@ -543,6 +553,7 @@ RuntimeConfig make_config() {
     const BuiltInCrossovers builtin = builtin_crossovers();
     cfg.small_max_volume = builtin.small_max_volume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
+    cfg.small_a_block_floats = int64_t(machine_topology().l2.size_bytes / 2 / sizeof(float));
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})
         cfg.skinny_max_columns[int(input)] = builtin.skinny_max_columns[int(input)];
     cfg.min_flops_per_thread = kMinFlopsPerThread;
@@ -644,6 +655,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
+    plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
     plan.threads = threads_for(flops, plan.small_path ? runtime_config().small_min_flops_per_thread
                                                       : runtime_config().min_flops_per_thread);
     plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
@@ -707,9 +719,9 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
         }
         return RIDGE_SUCCESS;
     }
-    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team);
+    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team, small_path_a_block_floats(kernel, first.k));
     const CallMeter meter;
-    const ridge_status status = gemm_batch_small_f32(batch, kernel, team);
+    const ridge_status status = gemm_batch_small_f32(batch, kernel, team, small_path_a_block_floats(kernel, first.k));
     ridge_report r = base_report("gemm_batch", first.input, "small", kernel.name, team);
     r.m = first.m, r.n = first.n, r.k = first.k;
     r.flops = flops * double(batch.count);
@@ -745,7 +757,7 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
         // In place: each operand read once from memory, C once; the skinny sweep
         // also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
-        // L2 once each, then stay in L1 while op(A) passes).
+        // L2 once per block of A's rows each, then stay in L1 while the block passes).
         r.memory_bytes = r.ideal_bytes;
         if (plan.skinny_path || plan.skinny_trans_b_path) {  // on C^T: n and m swapped
             const int64_t chunk = skinny_chunk_columns(plan.skinny_path ? g.n : g.m, g.input);
@@ -758,7 +770,8 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
                                double((g.m + 31) / 32) * double(rows_in_place_packed_b_bytes(g.n, g.k));
         if (plan.small_path) {
             const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
-            r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n));
+            const double row_blocks = double(small_row_blocks(g, *plan.kernel, plan.small_a_block_floats));
+            r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n) * row_blocks);
         }
     } else {
         r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;

@@ -29,6 +29,12 @@ struct RuntimeConfig {
     // Crossovers: built-in figures, or the tuned profile's.
     double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
+    // The small path's blocks of rows of op(A): half of L2 each (the rest for
+    // B's columns, C's tiles and the other operand's lines), so a block stays in
+    // L2 while every NR columns of C read it again. op(A) up to that size is
+    // one block; 512^3 on a 1 MiB L2 is two blocks of 256 rows (see
+    // small_path_a_block_floats for when the blocks apply).
+    int64_t small_a_block_floats = 0;
     int64_t skinny_max_columns[3] = {};  // by Dtype: A untransposed takes the skinny path up to this many columns
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
@@ -52,6 +58,16 @@ BuiltInCrossovers builtin_crossovers();
 // min_flops_per_thread (the configured one of the blocked path by default).
 int threads_for(double flops, double min_flops_per_thread);
 int threads_for(double flops);
+
+// op(A) per block of rows on the small path for depth k (GemmPlan::small_a_block_floats):
+// RuntimeConfig::small_a_block_floats while a column tile of B (k x NR floats)
+// fits half of L1, as the path assumes; 0 (one block) when deeper: B's tile then
+// comes from L2 at every row tile anyway, and reading it again for each block
+// cost more than A's reuse in L2 gained. Measured on the Zen 5 VM (1 MiB L2,
+// 48 KiB L1; `ridge-ab OLD NEW M N K 11`, blocks / one block, 1 thread):
+// 512^3 1.09-1.13 (2 threads 1.10), 512 x 256 x 512 1.12, 512^3 TN 1.02;
+// deeper, 64 x 64 x 4096 0.97, 128 x 256 x 2048 0.97, 512 x 128 x 1024 0.98.
+int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k);
 
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);

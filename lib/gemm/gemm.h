@@ -33,6 +33,7 @@ struct GemmPlan {
     BlockingParams blocking;  // MR and NR equal the kernel's
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
+    int64_t small_a_block_floats = 0;  // small path: op(A) per block of rows (set by the dispatcher, from L2)
     bool skinny_path = false;  // take gemm_skinny_n (kernel->skinny, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (m <= 48, B untransposed, kernel->few_rows must exist; above 16 rows few_rows_outer too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)
@@ -56,9 +57,12 @@ struct GemmPlan {
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
 ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
-// Small problems: the kernel reads A and B in place (A packed only when transposed);
-// `threads` split the columns of C.
-ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// Small problems: the kernel reads A and B in place (A packed only when transposed),
+// op(A) in blocks of rows of at most `a_block_floats` floats each, plus an eighth
+// (0: one block); `threads` split the tiles of C.
+ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats);
+// The blocks of rows that takes: B's columns are read once per block.
+int64_t small_row_blocks(const GemmArgs& args, const GemmKernel& kernel, int64_t a_block_floats);
 
 // Floats of the calling thread's packed-A buffer gemm_small_f32 needs (0: none).
 size_t gemm_small_workspace_floats(const GemmArgs& args, const GemmKernel& kernel);
@@ -82,7 +86,9 @@ struct GemmBatch {
 // A batch whose problems each take the small path, spread over `threads`
 // threads, a whole problem per thread at a time; every thread reserves its
 // buffer before any C is written (gemm_batch.cpp). No two problems' C may overlap.
-ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads);
+// `a_block_floats` as for gemm_small_f32.
+ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads,
+                                  int64_t a_block_floats);
 
 // Equal blocks of `count` items, as few as allow each at most `nominal` items
 // plus an eighth (largest_equal_block): the items per block, the last one

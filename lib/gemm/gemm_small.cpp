@@ -1,11 +1,15 @@
 // Small problems: no packing of B, none of A unless it is transposed.
-// j outer, i inner: the k x NR columns of B stay in L1 while the tiles of A
-// pass by; op(A) is small enough to stay in L2 (see dispatch.cpp for when
-// this path is taken), where every NR columns of C read it again.
-// Threads claim the NR-column tiles of C one at a time (claim.h): each thread
-// reads all of op(A) into its own core's L2 and the columns of B of its tiles.
-// Every tile of C is one kernel call over all of k whichever thread runs it,
-// so C is bit-identical for any thread count.
+// Three loops: blocks of rows of op(A), each small enough to stay in L2
+// (the dispatcher's a_block_floats, half of L2); in a block, j over the NR
+// columns of C, whose k x NR columns of B stay in L1 while the MR-row tiles
+// of the block's A pass by from L2. Where all of op(A) fits, that is one block
+// (see dispatch.cpp for when this path is taken). With more than one block,
+// B's columns are read once per block (from L3 or memory), A once in all.
+// Threads claim tiles of C one block of rows by NR columns at a time
+// (claim.h), blocks of rows in order: a thread works in one block of A, in its
+// own core's L2, until the block runs out.
+// Every tile of C is one kernel call over all of k whichever thread runs it
+// and however the rows are blocked, so C is bit-identical for any thread count.
 #include <omp.h>
 
 #include <algorithm>
@@ -34,21 +38,40 @@ int64_t panel_width(int64_t mr, const GemmKernel& ker) {
     return std::max<int64_t>(ker.MR, ceil_div(mr, ker.lanes) * ker.lanes);
 }
 
-// Column tiles [first_tile, last_tile) of C (NR columns each, the last one narrower),
-// every row. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in place.
-void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t first_tile,
-                 int64_t last_tile) {
+// Row tiles of C down its m rows (tile_rows): tile t starts at row t * MR.
+int64_t row_tile_count(int64_t m, int64_t MR) {
+    int64_t tiles = 0;
+    for (int64_t i0 = 0; i0 < m; i0 += tile_rows(m - i0, MR)) ++tiles;
+    return tiles;
+}
+
+// Row tiles per block of op(A): as many MR x k tiles as a_block_floats holds
+// (at least one; no limit when it is 0), in equal blocks (equal_block).
+int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
+    const int64_t tiles = row_tile_count(g.m, ker.MR);
+    if (a_block_floats <= 0) return tiles;
+    const int64_t nominal = std::max<int64_t>(1, a_block_floats / (ker.MR * std::max<int64_t>(g.k, 1)));
+    return equal_block(tiles, nominal);
+}
+
+// The tiles of C in column tiles [first_col, last_col) (NR columns each, the
+// last one narrower) and row tiles [first_row, last_row), j outer. `packed_a`:
+// op(A) packed by pack_transposed_a, or null to read A in place.
+struct TileRange {
+    int64_t first_col, last_col, first_row, last_row;
+};
+void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, const TileRange& r) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
     const float* b_in = static_cast<const float*>(g.b);
     // op(B)(p, j) = b[p*b_step + j*b_col]
     const int64_t b_step = g.trans_b ? g.ldb : 1;
     const int64_t b_col = g.trans_b ? 1 : g.ldb;
-    for (int64_t j0 = first_tile * NR; j0 < std::min(g.n, last_tile * NR); j0 += NR) {
+    for (int64_t j0 = r.first_col * NR; j0 < std::min(g.n, r.last_col * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
-        for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
-            mr = tile_rows(g.m - i0, MR);
+        for (int64_t t = r.first_row; t < r.last_row; ++t) {
+            const int64_t i0 = t * MR, mr = tile_rows(g.m - i0, MR);
             // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
             const int64_t a_step = packed_a ? panel_width(mr, ker) : g.lda;
@@ -81,7 +104,12 @@ size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
     return size_t(panels * ker.MR * panel_depth(g.k));
 }
 
-ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
+int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
+    const int64_t tiles = row_tile_count(g.m, ker.MR);
+    return ceil_div(tiles, tiles_per_row_block(g, ker, a_block_floats));
+}
+
+ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats) {
     // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
     // already that; transposed A is packed into MR-row panels first, by every
     // thread into its own workspace: a copy made by another core would have to
@@ -89,17 +117,26 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     const int64_t c_tiles = ceil_div(g.n, ker.NR);
+    const int64_t row_tiles = row_tile_count(g.m, ker.MR);
+    const int64_t block_tiles = tiles_per_row_block(g, ker, a_block_floats);
+    const int64_t blocks = ceil_div(row_tiles, block_tiles);
     const size_t packed_floats = gemm_small_workspace_floats(g, ker);
-    if (threads <= 1 || c_tiles < 2) {
+    // Block `block` of rows by column tiles [first_col, last_col).
+    auto run_block = [&](const float* packed_a, int64_t block, int64_t first_col, int64_t last_col) {
+        const int64_t first_row = block * block_tiles;
+        small_tiles(g, ker, packed_a, {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
+    };
+    const int64_t items = blocks * c_tiles;  // pieces of work: a block of rows by one column tile
+    if (threads <= 1 || items < 2) {
         float* packed_a = reserve_small_packed_a(packed_floats);
         if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
         if (g.trans_a) pack_transposed_a(g, ker, packed_a);
-        small_tiles(g, ker, g.trans_a ? packed_a : nullptr, 0, c_tiles);
+        for (int64_t block = 0; block < blocks; ++block) run_block(g.trans_a ? packed_a : nullptr, block, 0, c_tiles);
         return RIDGE_SUCCESS;
     }
     bool out_of_memory = false;
-    const int team = int(std::min<int64_t>(threads, c_tiles));
-    ClaimedShares column_tiles(c_tiles, team);  // a tile per claim: every tile costs the same anywhere
+    const int team = int(std::min<int64_t>(threads, items));
+    ClaimedShares pieces(items, team);  // a piece per claim: every piece of a block costs the same anywhere
 #pragma omp parallel num_threads(team)
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
@@ -115,8 +152,10 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
         if (!failed) {
             if (g.trans_a) pack_transposed_a(g, ker, packed_a);
             // (Shares of threads OpenMP did not start are left over for the others.)
-            column_tiles.run_claimed(omp_get_thread_num(), [&](int64_t tile) {
-                small_tiles(g, ker, g.trans_a ? packed_a : nullptr, tile, tile + 1);
+            // Blocks of rows in order, so a share stays in one block of A as long as it can.
+            pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
+                const int64_t column_tile = item % c_tiles;
+                run_block(g.trans_a ? packed_a : nullptr, item / c_tiles, column_tile, column_tile + 1);
             });
         }
     }
