@@ -76,16 +76,22 @@ ridge::GemmPlan plan_with_model_blocking(const ridge::GemmKernel& ker) {
     return plan;
 }
 
-::testing::AssertionResult run_driver(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng) {
-    Operands ops(call, rng);
-    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+// The driver's arguments for a column-major call on these operands, C at `c`.
+ridge::GemmArgs driver_args(const Call& call, Operands& ops, float* c) {
     ridge::GemmArgs g;
     g.trans_a = call.ta, g.trans_b = call.tb;
     g.m = call.m, g.n = call.n, g.k = call.k;
     g.alpha = call.alpha, g.beta = call.beta;
     g.a = ops.a.data(), g.lda = call.lda();
     g.b = ops.b.data(), g.ldb = call.ldb();
-    g.c = ops.c.data(), g.ldc = call.ldc();
+    g.c = c, g.ldc = call.ldc();
+    return g;
+}
+
+::testing::AssertionResult run_driver(const Call& call, const ridge::GemmPlan& plan, std::mt19937& rng) {
+    Operands ops(call, rng);
+    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+    const ridge::GemmArgs g = driver_args(call, ops, ops.c.data());
     const ridge_status st = ridge::gemm(g, plan);
     if (st != RIDGE_SUCCESS) return ::testing::AssertionFailure() << call.describe() << ": status " << st;
     if (auto r = ops.a.untouched(); !r) return ::testing::AssertionFailure() << "A written: " << r.message();
@@ -928,19 +934,14 @@ TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
             call.ta = t & 1, call.tb = t & 2, call.lda_pad = t;
             SCOPED_TRACE(call.describe());
             Operands ops(call, rng);
-            ridge::GemmArgs g;
-            g.trans_a = call.ta, g.trans_b = call.tb;
-            g.m = call.m, g.n = call.n, g.k = call.k;
-            g.alpha = call.alpha, g.beta = call.beta;
-            g.a = ops.a.data(), g.lda = call.lda();
-            g.b = ops.b.data(), g.ldb = call.ldb();
+            ridge::GemmArgs g = driver_args(call, ops, nullptr);
             ridge::GemmPlan plan = plan_with_model_blocking(ker);
             plan.small_path = true;
             std::vector<float> one_block;
             for (const auto& [block_floats, blocks] : blocks_for) {
                 EXPECT_EQ(blocks, ridge::small_row_blocks(g, ker, block_floats)) << block_floats << " floats per block";
                 Guarded c = ops.c;
-                g.c = c.data(), g.ldc = call.ldc();
+                g.c = c.data();
                 plan.small_a_block_floats = block_floats;
                 ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
                 ASSERT_TRUE(c.untouched_outside());
