@@ -9,11 +9,18 @@
 
 namespace ridge_bench {
 
+namespace {
+bool g_quick = false;  // set once by ridge-bench's main, before any probe runs
+}  // namespace
+
+void set_quick_probes(bool quick) { g_quick = quick; }
+bool quick_probes() { return g_quick; }
+
 double measured_read_gbps(int64_t bytes) {
     std::vector<float> buf(size_t(bytes / 4), 1.0f);
     std::vector<double> rates;
-    const int passes = int(std::max<int64_t>(1, (int64_t(256) << 20) / bytes));  // >= 256 MiB per sample
-    for (int rep = 0; rep < 6; ++rep) {
+    const int passes = g_quick ? 1 : int(std::max<int64_t>(1, (int64_t(256) << 20) / bytes));  // >= 256 MiB per sample
+    for (int rep = 0; rep < (g_quick ? 2 : 6); ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
         double read = 0;
         for (int p = 0; p < passes; ++p) read += read_bytes(buf.data(), int64_t(buf.size()));
@@ -29,9 +36,9 @@ double measured_fp32_peak_gflops(const std::string& isa) {
     auto run = isa == "avx512" ? fma_flops_avx512 : fma_flops_avx2;
     run(200000);  // warm-up: let the core reach its AVX-512 license and clock
     std::vector<double> rates;
-    for (int rep = 0; rep < 7; ++rep) {
+    for (int rep = 0; rep < (g_quick ? 1 : 7); ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
-        const double flops = run(2000000);
+        const double flops = run(g_quick ? 200000 : 2000000);
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         rates.push_back(flops / s * 1e-9);
     }

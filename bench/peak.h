@@ -28,4 +28,11 @@ const char* bandwidth_vectors();
 // (the working set decides which level of the memory it measures).
 double measured_read_gbps(int64_t bytes);
 
+// Short probes (ridge-bench --quick): the two functions above time one run
+// after the warm-up instead of the median of several, on a tenth of the FMA
+// loop and one pass over the buffer: a smoke run's figures (under valgrind,
+// ~10x faster), not a measurement to quote.
+void set_quick_probes(bool quick);
+bool quick_probes();
+
 }  // namespace ridge_bench

@@ -2,7 +2,10 @@
 // in one run, with repetitions randomly interleaved so that the machine's
 // noise hits every library alike. Read medians and ratios, not single times.
 //
-//   ridge-bench [--shapes FILE]... [--libs ridge,openblas,...] [Google Benchmark flags]
+//   ridge-bench [--shapes FILE]... [--libs ridge,openblas,...] [--quick] [Google Benchmark flags]
+//
+// --quick shortens the machine's probes (peaks, read bandwidths) to one short
+// run each, for a smoke run (the test under valgrind); the JSON says so.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -245,10 +248,11 @@ void bm_gemv(benchmark::State& state, GemmLibrary* lib, Shape s) {
 
 void bm_peak(benchmark::State& state, std::string isa) {
     double flops = 0;
+    const int64_t iterations = quick_probes() ? 100000 : 1000000;
     for (auto _ : state)
-        flops = isa == "avx512"       ? fma_flops_avx512(1000000)
-                : isa == "avx512bf16" ? dpbf16_flops_avx512bf16(1000000)
-                                      : fma_flops_avx2(1000000);
+        flops = isa == "avx512"       ? fma_flops_avx512(iterations)
+                : isa == "avx512bf16" ? dpbf16_flops_avx512bf16(iterations)
+                                      : fma_flops_avx2(iterations);
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -288,6 +292,7 @@ int main(int argc, char** argv) {
         if (a == "--shapes" && i + 1 < argc) shape_files.push_back(argv[++i]);
         else if (a.rfind("--shapes=", 0) == 0) shape_files.push_back(a.substr(9));
         else if (a == "--libs" && i + 1 < argc) libs = argv[++i];
+        else if (a == "--quick") set_quick_probes(true);  // short probes (peak.h): a smoke run
         else if (a.rfind("--libs=", 0) == 0) libs = a.substr(7);
         else args.push_back(a);
     }
@@ -310,6 +315,8 @@ int main(int argc, char** argv) {
             benchmark::AddCustomContext("openblas_own_pick", own + " (ridge-bench forced " +
                                                                  std::getenv("OPENBLAS_CORETYPE") + ")");
     }
+    benchmark::AddCustomContext("probes", quick_probes() ? "quick (--quick: one short run each, not a measurement)"
+                                                          : "full");
     const double peak512 = measured_fp32_peak_gflops("avx512");
     benchmark::AddCustomContext("read_gbps_1t_256MiB", std::to_string(read_gbps_at(256 << 20)));
     benchmark::AddCustomContext("read_gbps_1t_64MiB", std::to_string(read_gbps_at(64 << 20)));

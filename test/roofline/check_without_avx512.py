@@ -29,7 +29,8 @@ def main(valgrind, bench, work, summarize):
     with open(shapes, "w") as f:
         f.write("64 64 64\n")
     out = os.path.join(work, "bench.json")
-    run(vg + [bench, "--shapes", shapes, "--libs", "ridge", "--benchmark_filter=BM_peak|BM_ukr|BM_gemm",
+    # --quick: the context's probes short (under valgrind they were most of the time).
+    run(vg + [bench, "--quick", "--shapes", shapes, "--libs", "ridge", "--benchmark_filter=BM_peak|BM_ukr|BM_gemm",
               "--benchmark_min_time=0.01", "--benchmark_repetitions=2", "--benchmark_out=" + out,
               "--benchmark_out_format=json"])
     data = json.load(open(out))
