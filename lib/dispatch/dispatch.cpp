@@ -389,8 +389,9 @@ void print_config(const RuntimeConfig& cfg) {
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
-    std::fprintf(stderr, "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats, in blocks of rows of %lld floats"
-                 " (while k x NR fits half of L1)\n",
+    std::fprintf(stderr,
+                 "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats, in blocks of rows of %lld "
+                 "floats (while k x NR fits half of L1)\n",
                  cfg.small_max_volume, cfg.small_max_a_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
@@ -719,9 +720,10 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
         }
         return RIDGE_SUCCESS;
     }
-    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team, small_path_a_block_floats(kernel, first.k));
+    const int64_t a_block_floats = small_path_a_block_floats(kernel, first.k);
+    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team, a_block_floats);
     const CallMeter meter;
-    const ridge_status status = gemm_batch_small_f32(batch, kernel, team, small_path_a_block_floats(kernel, first.k));
+    const ridge_status status = gemm_batch_small_f32(batch, kernel, team, a_block_floats);
     ridge_report r = base_report("gemm_batch", first.input, "small", kernel.name, team);
     r.m = first.m, r.n = first.n, r.k = first.k;
     r.flops = flops * double(batch.count);
@@ -771,7 +773,8 @@ ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
         if (plan.small_path) {
             const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
             const double row_blocks = double(small_row_blocks(g, *plan.kernel, plan.small_a_block_floats));
-            r.l2_to_l1_bytes = 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n) * row_blocks);
+            r.l2_to_l1_bytes =
+                4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n) * row_blocks);
         }
     } else {
         r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;

@@ -47,7 +47,8 @@ ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& ker,
     // Every thread reserves before any thread writes a C: out of memory leaves every C untouched.
     return run_once_every_thread_reserved(
         threads, [need](float*&) { return reserved(need); },
-        [&](float*, int64_t t, int64_t parts) { run_problems(batch, count * t / parts, count * (t + 1) / parts, ker, a_block_floats);
+        [&](float*, int64_t t, int64_t parts) {
+            run_problems(batch, count * t / parts, count * (t + 1) / parts, ker, a_block_floats);
         });
 }
 
