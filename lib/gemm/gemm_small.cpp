@@ -45,10 +45,10 @@ int64_t row_tile_count(int64_t m, int64_t MR) {
     return tiles;
 }
 
-// Row tiles per block of op(A): as many MR x k tiles as a_block_floats holds
-// (at least one; no limit when it is 0), in equal blocks (equal_block).
-int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
-    const int64_t tiles = row_tile_count(g.m, ker.MR);
+// Row tiles per block of op(A)'s `tiles` row tiles: as many MR x k tiles as
+// a_block_floats holds (at least one; no limit when it is 0), in equal blocks
+// (equal_block).
+int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t tiles, int64_t a_block_floats) {
     if (a_block_floats <= 0) return tiles;
     const int64_t nominal = std::max<int64_t>(1, a_block_floats / (ker.MR * std::max<int64_t>(g.k, 1)));
     return equal_block(tiles, nominal);
@@ -106,7 +106,7 @@ size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
 
 int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
     const int64_t tiles = row_tile_count(g.m, ker.MR);
-    return ceil_div(tiles, tiles_per_row_block(g, ker, a_block_floats));
+    return ceil_div(tiles, tiles_per_row_block(g, ker, tiles, a_block_floats));
 }
 
 ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats) {
@@ -118,7 +118,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     const int64_t c_tiles = ceil_div(g.n, ker.NR);
     const int64_t row_tiles = row_tile_count(g.m, ker.MR);
-    const int64_t block_tiles = tiles_per_row_block(g, ker, a_block_floats);
+    const int64_t block_tiles = tiles_per_row_block(g, ker, row_tiles, a_block_floats);
     const int64_t blocks = ceil_div(row_tiles, block_tiles);
     const size_t packed_floats = gemm_small_workspace_floats(g, ker);
     // Block `block` of rows by column tiles [first_col, last_col).
