@@ -4,10 +4,20 @@
 // microkernel runs unchanged on 16-bit inputs.
 //
 // Rows contiguous (A not transposed, B transposed): each k step is one or two
-// masked 16-float loads and stores. Rows strided (A transposed, B not
-// transposed, the common NN case for B): 16 rows x 16 k steps are loaded as
-// 16 vectors and transposed in registers, so every load and store is a full
-// vector instead of one float at a time.
+// 16-float loads and stores, masked only for a panel's missing rows. Rows
+// strided (A transposed, B not transposed, the common NN case for B): 16 rows x
+// 16 k steps are loaded as 16 vectors and transposed in registers, so every
+// load and store is a full vector instead of one float at a time.
+//
+// Packing reads its source from memory more often than not (a block of A or a
+// panel of B is read once per KC step, and C's passes evict it from L3 between
+// two calls), and inside 1024^3 it moved about 8 GB/s (perf, cpu-clock: the two
+// packers 10% of the library's samples, nearly all on their loads), well below
+// the 20-23 GB/s one core streams from memory. The two changes below (whole-vector accesses
+// for whole panels, the next B panel prefetched) measured, against the build
+// without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`):
+// 1024^3 1.041 / 1.051, 2048^3 1.001 / 1.043, TN 1.030, NT 1.016, TT 1.023,
+// fp16 inputs 1.048, 2 threads 2048^3 1.040.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -20,9 +30,24 @@
 namespace ridge {
 namespace {
 
+// A whole panel (rows == width, a multiple of 16): no masks. Timed alone
+// (pack_a_panels on a 768 x 256 block of a 1024 x 1024 A, 30 runs' median, a
+// throwaway probe), 1.35-1.4x the bytes per second of the masked loop below
+// with A in memory, 1.1x with A in L3: the masked forms cost more here (see
+// load_lanes), and the loop below computes two masks per vector.
+template <typename Load>
+void pack_whole_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t kc, int64_t width, float* dst) {
+    for (int64_t p = 0; p < kc; ++p) {
+        const typename Load::T* s = src + p * ld;
+        float* d = dst + p * width;
+        for (int64_t i = 0; i < width; i += 16) _mm512_storeu_ps(d + i, Load::template load<true>(s + i, 0));
+    }
+}
+
 template <typename Load>
 void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows, int64_t kc,
                           int64_t width, float* dst) {
+    if (rows == width && width % 16 == 0) return pack_whole_rows_contiguous<Load>(src, ld, kc, width, dst);
     for (int64_t p = 0; p < kc; ++p) {
         const typename Load::T* s = src + p * ld;
         float* d = dst + p * width;
@@ -33,19 +58,56 @@ void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows,
     }
 }
 
+// 16 k steps of a 12-row panel (NR = 12: B's panels), transposed (r[t] lanes
+// 0-11: k step t), are 192 contiguous floats of the packed panel: written as
+// 12 whole vectors, each two neighbouring steps joined by one two-source
+// permute (steps 4g..4g+3 fill vectors 3g..3g+2), not 16 masked stores of 12
+// lanes, half of which would straddle two cache lines.
+void store_16_steps_of_12_rows(const __m512 r[16], float* dst) {
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
+    const __m512i middle = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
+    const __m512i last = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
+    for (int g = 0; g < 4; ++g) {
+        const __m512* step = r + 4 * g;
+        float* d = dst + 48 * g;
+        _mm512_storeu_ps(d, _mm512_permutex2var_ps(step[0], first, step[1]));
+        _mm512_storeu_ps(d + 16, _mm512_permutex2var_ps(step[1], middle, step[2]));
+        _mm512_storeu_ps(d + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
+    }
+}
+
+// Each row of the panel is read 16 k steps (64 bytes of fp32) at a time, rows
+// a page apart for large ld: runs of kc elements that the hardware prefetchers
+// barely start on before they end. So each block of 16 steps also prefetches
+// the same steps of the next panel's rows (the callers pack panels in order;
+// past the last panel the prefetch is a hint that faults nothing, and for a
+// last panel narrower than width it reaches rows that are not the next
+// panel's, harmlessly). Timed alone (a 256 x 1024 block of B, NN, 12-column
+// panels, the throwaway probe above): 6.6 -> 14.2 GB/s with B in memory
+// together with the whole-vector stores; with B in L3 no faster (25.8 -> 25.2).
 template <typename Load>
 void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, int64_t kc,
                        int64_t width, float* dst) {
     for (int64_t i0 = 0; i0 < width; i0 += 16) {  // 16 rows of the panel at a time
         const __mmask16 store_lanes = first_lanes(width - i0);
+        const int64_t group_rows = std::min<int64_t>(16, rows - i0);
         for (int64_t p0 = 0; p0 < kc; p0 += 16) {  // 16 k steps at a time
             const int64_t steps = std::min<int64_t>(16, kc - p0);
             const __mmask16 load_lanes = first_lanes(steps);
             __m512 r[16];
-            for (int i = 0; i < 16; ++i)
-                r[i] = i0 + i < rows ? Load::template load<false>(src + (i0 + i) * ld + p0, load_lanes)
-                                     : _mm512_setzero_ps();
+            for (int i = 0; i < group_rows; ++i)
+                _mm_prefetch(reinterpret_cast<const char*>(src + (i0 + i + width) * ld + p0), _MM_HINT_T0);
+            for (int i = 0; i < 16; ++i) {
+                const typename Load::T* s = src + (i0 + i) * ld + p0;
+                r[i] = i >= group_rows ? _mm512_setzero_ps()
+                       : steps == 16   ? Load::template load<true>(s, 0)
+                                       : Load::template load<false>(s, load_lanes);
+            }
             transpose_16x16(r);
+            if (width == 12 && steps == 16) {
+                store_16_steps_of_12_rows(r, dst + p0 * width);
+                continue;
+            }
             for (int64_t t = 0; t < steps; ++t)
                 _mm512_mask_storeu_ps(dst + (p0 + t) * width + i0, store_lanes, r[t]);
         }
