@@ -17,7 +17,10 @@
 // for whole panels, the next B panel prefetched) measured, against the build
 // without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`):
 // 1024^3 1.041 / 1.051, 2048^3 1.001 / 1.043, TN 1.030, NT 1.016, TT 1.023,
-// fp16 inputs 1.048, 2 threads 2048^3 1.040.
+// fp16 inputs 1.048, 2 threads 2048^3 1.040. Then B transposed's 12-row panels
+// written 4 steps at a time as 3 whole vectors: NT 1.044 / 1.051, TT 1.038 /
+// 1.059 at 1024^3, NT 1.024 at 2048^3 (NN 1.022 / 1.013 in the same runs,
+// unchanged code: two builds differ by a percent or two from layout alone).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -29,6 +32,20 @@
 
 namespace ridge {
 namespace {
+
+// 4 k steps of a 12-row panel (NR = 12: B's panels), each step's 12 values in
+// lanes 0-11 of its vector, are 48 contiguous floats of the packed panel:
+// written as 3 whole vectors, each two neighbouring steps joined by one
+// two-source permute, not 4 masked stores of 12 lanes, half of which would
+// straddle two cache lines.
+void store_4_steps_of_12_rows(const __m512 step[4], float* dst) {
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
+    const __m512i middle = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
+    const __m512i last = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
+    _mm512_storeu_ps(dst, _mm512_permutex2var_ps(step[0], first, step[1]));
+    _mm512_storeu_ps(dst + 16, _mm512_permutex2var_ps(step[1], middle, step[2]));
+    _mm512_storeu_ps(dst + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
+}
 
 // A whole panel (rows == width, a multiple of 16): no masks. Timed alone
 // (pack_a_panels on a 768 x 256 block of a 1024 x 1024 A, 30 runs' median, a
@@ -44,35 +61,31 @@ void pack_whole_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t
     }
 }
 
+// A whole 12-row panel (B's, B transposed): 4 k steps at a time, each read
+// through a 12-lane mask, written as 3 whole vectors; the last kc % 4 steps below.
+template <typename Load>
+int64_t pack_12_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t kc, float* dst) {
+    int64_t p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        __m512 step[4];
+        for (int t = 0; t < 4; ++t) step[t] = Load::template load<false>(src + (p + t) * ld, first_lanes(12));
+        store_4_steps_of_12_rows(step, dst + p * 12);
+    }
+    return p;
+}
+
 template <typename Load>
 void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows, int64_t kc,
                           int64_t width, float* dst) {
     if (rows == width && width % 16 == 0) return pack_whole_rows_contiguous<Load>(src, ld, kc, width, dst);
-    for (int64_t p = 0; p < kc; ++p) {
+    const int64_t done = rows == 12 && width == 12 ? pack_12_rows_contiguous<Load>(src, ld, kc, dst) : 0;
+    for (int64_t p = done; p < kc; ++p) {
         const typename Load::T* s = src + p * ld;
         float* d = dst + p * width;
         for (int64_t i = 0; i < width; i += 16) {
             const __m512 v = Load::template load<false>(s + i, first_lanes(std::max<int64_t>(0, rows - i)));
             _mm512_mask_storeu_ps(d + i, first_lanes(width - i), v);
         }
-    }
-}
-
-// 16 k steps of a 12-row panel (NR = 12: B's panels), transposed (r[t] lanes
-// 0-11: k step t), are 192 contiguous floats of the packed panel: written as
-// 12 whole vectors, each two neighbouring steps joined by one two-source
-// permute (steps 4g..4g+3 fill vectors 3g..3g+2), not 16 masked stores of 12
-// lanes, half of which would straddle two cache lines.
-void store_16_steps_of_12_rows(const __m512 r[16], float* dst) {
-    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
-    const __m512i middle = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
-    const __m512i last = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
-    for (int g = 0; g < 4; ++g) {
-        const __m512* step = r + 4 * g;
-        float* d = dst + 48 * g;
-        _mm512_storeu_ps(d, _mm512_permutex2var_ps(step[0], first, step[1]));
-        _mm512_storeu_ps(d + 16, _mm512_permutex2var_ps(step[1], middle, step[2]));
-        _mm512_storeu_ps(d + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
     }
 }
 
@@ -104,8 +117,8 @@ void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, in
                                        : Load::template load<false>(s, load_lanes);
             }
             transpose_16x16(r);
-            if (width == 12 && steps == 16) {
-                store_16_steps_of_12_rows(r, dst + p0 * width);
+            if (width == 12 && steps == 16) {  // B's panels: 12 whole vectors
+                for (int g = 0; g < 4; ++g) store_4_steps_of_12_rows(r + 4 * g, dst + (p0 + 4 * g) * width);
                 continue;
             }
             for (int64_t t = 0; t < steps; ++t)
