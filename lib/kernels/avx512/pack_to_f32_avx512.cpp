@@ -33,20 +33,6 @@
 namespace ridge {
 namespace {
 
-// 4 k steps of a 12-row panel (NR = 12: B's panels), each step's 12 values in
-// lanes 0-11 of its vector, are 48 contiguous floats of the packed panel:
-// written as 3 whole vectors, each two neighbouring steps joined by one
-// two-source permute, not 4 masked stores of 12 lanes, half of which would
-// straddle two cache lines.
-void store_4_steps_of_12_rows(const __m512 step[4], float* dst) {
-    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
-    const __m512i middle = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
-    const __m512i last = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
-    _mm512_storeu_ps(dst, _mm512_permutex2var_ps(step[0], first, step[1]));
-    _mm512_storeu_ps(dst + 16, _mm512_permutex2var_ps(step[1], middle, step[2]));
-    _mm512_storeu_ps(dst + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
-}
-
 // A whole panel (rows == width, a multiple of 16): no masks. Timed alone
 // (pack_a_panels on a 768 x 256 block of a 1024 x 1024 A, 30 runs' median, a
 // throwaway probe), 1.35-1.4x the bytes per second of the masked loop below

@@ -1,6 +1,7 @@
 // In-register transpose of a 16 x 16 block of 32-bit elements (fp32 values,
-// or pairs of bf16 viewed as one 32-bit word). Header-only: included by
-// kernel files compiled with AVX-512 flags only.
+// or pairs of bf16 viewed as one 32-bit word), and the packers' store of
+// transposed 12-row steps. Header-only: included by kernel files compiled with
+// AVX-512 flags only.
 #pragma once
 
 #include <immintrin.h>
@@ -32,6 +33,22 @@ inline void transpose_16x16(__m512 r[16]) {
         r[8 + q] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(2, 0, 2, 0));
         r[12 + q] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(3, 1, 3, 1));
     }
+}
+
+// 4 k steps of a 12-row panel (NR = 12: B's panels), each step's 12 values in
+// lanes 0-11 of its vector (after transpose_16x16, or loaded so), are 48
+// contiguous 32-bit words of the packed panel (fp32 values or bf16 pairs):
+// written as 3 whole vectors, each two neighbouring steps joined by one
+// two-source permute, not 4 masked stores of 12 lanes, half of which would
+// straddle two cache lines.
+inline void store_4_steps_of_12_rows(const __m512 step[4], void* dst) {
+    float* d = static_cast<float*>(dst);
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19);
+    const __m512i middle = _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23);
+    const __m512i last = _mm512_setr_epi32(8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
+    _mm512_storeu_ps(d, _mm512_permutex2var_ps(step[0], first, step[1]));
+    _mm512_storeu_ps(d + 16, _mm512_permutex2var_ps(step[1], middle, step[2]));
+    _mm512_storeu_ps(d + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
 }
 
 }  // namespace ridge
