@@ -27,13 +27,15 @@ void pack_pairs_rows_contiguous(const uint16_t* src, int64_t ld, int64_t rows, i
         uint32_t* d = dst + (p / 2) * width;
         const bool whole = whole_rows && p + 1 < kc;
         for (int64_t i = 0; i < width; i += 16) {
-            const __mmask16 live = first_lanes(rows - i);
             if (whole) {
-                const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + i)));
-                const __m512i hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + i)));
+                const auto* e = reinterpret_cast<const __m256i*>(even + i);
+                const auto* o = reinterpret_cast<const __m256i*>(odd + i);
+                const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(e));
+                const __m512i hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(o));
                 _mm512_storeu_si512(d + i, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
                 continue;
             }
+            const __mmask16 live = first_lanes(rows - i);
             const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, even + i));
             const __m512i hi = p + 1 < kc
                                    ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, odd + i))

@@ -13,14 +13,17 @@
 // panel of B is read once per KC step, and C's passes evict it from L3 between
 // two calls), and inside 1024^3 it moved about 8 GB/s (perf, cpu-clock: the two
 // packers 10% of the library's samples, nearly all on their loads), well below
-// the 20-23 GB/s one core streams from memory. The two changes below (whole-vector accesses
-// for whole panels, the next B panel prefetched) measured, against the build
-// without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`):
-// 1024^3 1.041 / 1.051, 2048^3 1.001 / 1.043, TN 1.030, NT 1.016, TT 1.023,
-// fp16 inputs 1.048, 2 threads 2048^3 1.040. Then B transposed's 12-row panels
-// written 4 steps at a time as 3 whole vectors: NT 1.044 / 1.051, TT 1.038 /
-// 1.059 at 1024^3, NT 1.024 at 2048^3 (NN 1.022 / 1.013 in the same runs,
+// the 20-23 GB/s one core streams from memory. Below: whole panels loaded and
+// stored without masks, a 12-row panel's k steps stored as whole vectors
+// (store_4_steps_of_12_rows), and a strided panel's next panel prefetched.
+// Against the build without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K
+// ROUNDS [TRANS [TYPE]]`), all but the 12-row stores of B transposed: 1024^3
+// 1.041 / 1.051, 2048^3 1.001 / 1.043, TN 1.030, NT 1.016, TT 1.023, fp16
+// inputs 1.048, 2 threads 2048^3 1.040; then those: NT 1.044 / 1.051, TT 1.038
+// / 1.059 at 1024^3, NT 1.024 at 2048^3 (NN 1.022 / 1.013 in the same runs,
 // unchanged code: two builds differ by a percent or two from layout alone).
+// The gain follows the host: in a fast spell (1024^3 at 191 GFLOP/s) all of it
+// together measured 1.005 at 1024^3 and 1.014 at 2048^3, NT 1.021, TT 1.012.
 #include <immintrin.h>
 
 #include <algorithm>
