@@ -33,9 +33,10 @@ namespace {
 // at once. From 8 columns on the C updates weigh more (at 8, one 8-column tile:
 // a C update every 16 k steps of 16 FMAs), and longer chunks cut them (the
 // kernel's own prefetch of the tiles ahead covers streams the hardware drops).
-// How long depends on how hard the sweep still leans on memory: an fp32 A up
-// to 32 columns of C takes 32-column chunks, a 16-bit A (half the bytes per
-// column) or more than 32 columns of C take 64.
+// How long depends on how hard the sweep still leans on memory: an fp32 A
+// up to 20 columns of C takes 16-column chunks (below), up to 32 columns
+// 32-column chunks; a 16-bit A (half the bytes per column) or more than 32
+// columns of C take 64.
 // Measured, 1 thread, 4096 x n x 4096 (GFLOP/s, 16 / 32 columns a chunk):
 // n = 4 55 / 52, 8 97 / 93, 24 124 / 133, 32 126 / 131, 64 119 / 127; n = 16
 // in six alternating runs 121-137 / 121-131, on 2 threads 202-224 / 237-249,
@@ -47,8 +48,17 @@ namespace {
 // (0.66-0.85) and gained nothing at 64 (0.98-1.07). Below 16 columns, 32 / 16
 // columns a chunk: fp32 n = 2 0.98, 4 1.00-1.02, 8 1.04-1.05, 12 1.10; and 64
 // / 16 with fp16 A: n = 4 0.97, 8 1.16, 12 1.26.
+// Those were an Intel core's (2 MiB L2). The Zen 5 VM follows fewer streams:
+// an fp32 A up to 20 columns of C runs 16-column chunks there, with the
+// kernel's prefetch 4 tiles (8 KiB) ahead. Paired, 1 thread, 4096 x n x 4096
+// (`ridge-ab OLD NEW 4096 n 4096 11`), 16 columns and 4 tiles ahead against
+// 32 and 4 (n >= 8) or 16 and 1 (n < 8): n = 2 1.03, 4 1.09, 6 1.12, 8 1.44,
+// 12 1.15, 16 1.14, 20 1.02; at n = 24 and 32, 16 columns lost (0.91-0.94);
+// a 16-bit A at n = 16 gained nothing from it (fp16 0.94-0.96, bf16 1.05
+// where 32 and 64 columns measured 1.03-1.06 in the same runs).
 constexpr int64_t kMaxChunkColumns = 64;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
+constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -59,17 +69,18 @@ constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 // 4 tiles: the 8 KiB tiles of 64 fp32 columns go 2 ahead (against 4: n = 40
 // 1.013, 48 1.012-1.028, 64 1.007-1.010), smaller tiles stay 4 ahead (8 ahead
 // at fp32 n = 4-8 1.008-1.015, 16 ahead at fp16 n = 4-8 0.989-0.998).
-// Below kMemoryBoundColumns columns of C (16-column chunks: 16 streams, which
-// the L2 streamer carries) one tile ahead: the prefetch only has to bring the
-// next tile from L2, and farther ones hold the fill buffers the streams need.
-// Measured, 1 / 4 tiles ahead: fp32 n = 2 1.049, 4 1.070-1.087, 6 1.046
-// (2 tiles: 0.98-1.00), fp16 A n = 2-4 1.070-1.083, bf16 1.033-1.050, 2
-// threads n = 4 1.062; n = 16-64 1.00-1.01; at n = 8, 16-column chunks 1
-// ahead measured 0.966 against the 32-column chunks 4 ahead it runs.
+// Below kMemoryBoundColumns columns of C, a 16-bit A (16-column chunks: 16
+// streams, which the L2 streamer carries) one tile ahead: the prefetch only
+// has to bring the next tile from L2, and farther ones hold the fill buffers
+// the streams need. Measured on the Intel core, 1 / 4 tiles ahead: fp32 n = 2
+// 1.049, 4 1.070-1.087, 6 1.046 (2 tiles: 0.98-1.00), fp16 A n = 2-4
+// 1.070-1.083, bf16 1.033-1.050, 2 threads n = 4 1.062; n = 16-64 1.00-1.01.
+// On the Zen 5 VM an fp32 A wants 4 tiles ahead there too (see
+// kFewStreamsColumnsF32 for the numbers), so only a 16-bit A keeps one.
 constexpr int64_t kPrefetchBytesAhead = 16 * 1024;
 constexpr int64_t kMaxPrefetchTiles = 4;
 int64_t prefetch_tiles_ahead(int64_t n, int64_t MR, int64_t chunk, int64_t bytes) {
-    if (n < kMemoryBoundColumns) return 1;
+    if (n < kMemoryBoundColumns && bytes == 2) return 1;
     return std::clamp<int64_t>(kPrefetchBytesAhead / (MR * chunk * bytes), 1, kMaxPrefetchTiles);
 }
 
@@ -277,8 +288,9 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 }  // namespace
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input) {
-    if (n < kMemoryBoundColumns) return 16;
-    return n > 32 || dtype_bytes(input) == 2 ? kMaxChunkColumns : 32;
+    const bool f32 = dtype_bytes(input) == 4;
+    if (n < kMemoryBoundColumns || (f32 && n <= kFewStreamsColumnsF32)) return 16;
+    return n > 32 || !f32 ? kMaxChunkColumns : 32;
 }
 
 bool skinny_uses_c_scratch(const GemmArgs& g) {
