@@ -25,8 +25,9 @@
 // each, read once from memory) into a buffer of one line per column on the
 // stack (16-bit B widened to fp32 on the way), and broadcasts from there.
 // With 12 or 16 columns the hardware prefetchers alone do not keep that many
-// streams ahead: the kernel also prefetches each column 256 bytes (4 lines of
-// fp32) ahead, one prefetch per line it copies (see prefetch_columns).
+// streams ahead: the kernel also prefetches each column 256 bytes (4 lines)
+// ahead, one prefetch per run it copies (a line of fp32, half a line of a
+// 16-bit B; see prefetch_columns).
 //
 // Tiles: 16 rows x 16 columns (16 accumulators: the driver's groups for one
 // vector of rows are 16 columns, fewer streams of B at once than 24; see
