@@ -323,19 +323,21 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
 
 namespace {
 
+// The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+    if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
+    const double volume = double(g.m) * double(g.n) * double(g.k);
     // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
     const double panels = std::ceil(double(g.m) / double(kernel.MR));
     const double padded_a = panels * double(kernel.MR) * double(g.k);
-    const double volume = double(g.m) * double(g.n) * double(g.k);
+    if (volume > cfg.small_max_volume || padded_a > cfg.small_max_a_floats) return false;
+    if (volume <= kSmallAnyShapeMaxVolume) return true;
     // (17-48 rows stay here: within its volume the small path, B broadcast in
     // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
     // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
     const bool few_rows = g.m <= kSkinnyMaxRows && use_skinny_m_path(kernel, g);
-    const bool square_like = !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b &&
-                             g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
-    return g.input == Dtype::f32 && kernel.small_f32 != nullptr && padded_a <= cfg.small_max_a_floats &&
-           volume <= cfg.small_max_volume && (volume <= kSmallAnyShapeMaxVolume || square_like);
+    return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && g.m <= kSmallPathMaxRows &&
+           (g.trans_a || g.lda <= kSmallPathMaxRows);  // square-like
 }
 
 const char* env(const char* name) {
@@ -646,29 +648,35 @@ ridge_status run_gemm(const GemmArgs& args, GemmPlan plan);
 ridge_status dispatch_gemm(const GemmArgs& args) {
     GemvArgs as_vector;
     if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
-    const GemmChoice& choice = runtime_config().gemm(args.input);
+    const RuntimeConfig& cfg = runtime_config();
+    const GemmChoice& choice = cfg.gemm(args.input);
     GemmPlan plan;
     plan.kernel = choice.kernel;
-    plan.b_from_memory = b_comes_from_memory(runtime_config(), args);
+    const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
+    // The small path first: it needs no blocking, and at 32^3 (~1300 cycles a
+    // call) planning the blocked path it does not take was several percent.
+    plan.small_path = use_small_path(cfg, *plan.kernel, args);
+    if (plan.small_path) {
+        plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
+        plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
+        return run_gemm(args, plan);
+    }
+    plan.b_from_memory = b_comes_from_memory(cfg, args);
     plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
                                         *choice.kernel, args, plan.b_from_memory);
-    plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, runtime_config());
+    plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
-    const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
-    plan.small_path = use_small_path(runtime_config(), *plan.kernel, args);
-    plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
-    plan.threads = threads_for(flops, plan.small_path ? runtime_config().small_min_flops_per_thread
-                                                      : runtime_config().min_flops_per_thread);
-    plan.skinny_m_path = !plan.small_path && use_skinny_m_path(*plan.kernel, args);
-    plan.skinny_path = !plan.small_path && !plan.skinny_m_path && use_skinny_path(runtime_config(), *plan.kernel, args);
-    plan.skinny_trans_a_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+    plan.threads = threads_for(flops, cfg.min_flops_per_thread);
+    plan.skinny_m_path = use_skinny_m_path(*plan.kernel, args);
+    plan.skinny_path = !plan.skinny_m_path && use_skinny_path(cfg, *plan.kernel, args);
+    plan.skinny_trans_a_path = !plan.skinny_m_path && !plan.skinny_path &&
                                use_skinny_trans_a_path(*plan.kernel, args);
-    plan.rows_in_place_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+    plan.rows_in_place_path = !plan.skinny_m_path && !plan.skinny_path &&
                               !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
-    plan.skinny_trans_b_path = !plan.small_path && !plan.skinny_m_path && !plan.skinny_path &&
+    plan.skinny_trans_b_path = !plan.skinny_m_path && !plan.skinny_path &&
                                !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
-                               use_skinny_trans_b_path(runtime_config(), *plan.kernel, args);
-    plan.stream_c = use_streaming_c(runtime_config(), plan, args);
+                               use_skinny_trans_b_path(cfg, *plan.kernel, args);
+    plan.stream_c = use_streaming_c(cfg, plan, args);
     return run_gemm(args, plan);
 }
 

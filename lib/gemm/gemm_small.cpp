@@ -49,8 +49,11 @@ int64_t row_tile_count(int64_t m, int64_t MR) {
 // a_block_floats holds (at least one; no limit when it is 0), in equal blocks
 // (equal_block).
 int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t tiles, int64_t a_block_floats) {
-    if (a_block_floats <= 0) return tiles;
-    const int64_t nominal = std::max<int64_t>(1, a_block_floats / (ker.MR * std::max<int64_t>(g.k, 1)));
+    const int64_t tile_floats = ker.MR * std::max<int64_t>(g.k, 1);
+    // All of op(A) in one block, the usual small problem: decided without a
+    // division (a few 64-bit divisions were a few percent of a 32^3 call).
+    if (a_block_floats <= 0 || tiles * tile_floats <= a_block_floats) return tiles;
+    const int64_t nominal = std::max<int64_t>(1, a_block_floats / tile_floats);
     return equal_block(tiles, nominal);
 }
 
@@ -119,7 +122,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     const int64_t c_tiles = ceil_div(g.n, ker.NR);
     const int64_t row_tiles = row_tile_count(g.m, ker.MR);
     const int64_t block_tiles = tiles_per_row_block(g, ker, row_tiles, a_block_floats);
-    const int64_t blocks = ceil_div(row_tiles, block_tiles);
+    const int64_t blocks = block_tiles == row_tiles ? 1 : ceil_div(row_tiles, block_tiles);
     const size_t packed_floats = gemm_small_workspace_floats(g, ker);
     // Block `block` of rows by column tiles [first_col, last_col).
     auto run_block = [&](const float* packed_a, int64_t block, int64_t first_col, int64_t last_col) {
