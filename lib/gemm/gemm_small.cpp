@@ -10,6 +10,16 @@
 // own core's L2, until the block runs out.
 // Every tile of C is one kernel call over all of k whichever thread runs it
 // and however the rows are blocked, so C is bit-identical for any thread count.
+// Known cost, not yet addressed: when lda is a multiple of 1024 floats (4 KiB),
+// a tile's k columns all fall into the same two L1 sets, and L2 fills them
+// about half as fast as lines spread over the sets. With few columns of C the
+// kernel waits on those fills: on the Zen 5 VM (1 thread, A in L2, lda = m)
+// 1024 x n x 128 ran 49 / 91 / 149 / 146 GFLOP/s at n = 2 / 4 / 8 / 16
+// against 108 / 187 / 218 / 210 at m = 1040; from n = 64 on it is even
+// (1024 x 1024 x 64 196 / 194). A loop of loads over the same tile pattern
+// showed it without any FMA (59 against 105 GB/s), and reading two tiles'
+// columns in turn (four sets) brought it back to 98: a 64-row tile for few
+// columns is the lead. Sending such shapes to the skinny path ran 0.82-0.92.
 #include <omp.h>
 
 #include <algorithm>
