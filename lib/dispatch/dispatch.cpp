@@ -327,10 +327,15 @@ namespace {
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    // In doubles: m + MR - 1 would overflow int64 for m near 2^63.
-    const double panels = std::ceil(double(g.m) / double(kernel.MR));
-    const double padded_a = panels * double(kernel.MR) * double(g.k);
-    if (volume > cfg.small_max_volume || padded_a > cfg.small_max_a_floats) return false;
+    if (volume > cfg.small_max_volume) return false;
+    // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
+    // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
+    // settles the usual case without the division.
+    const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
+    if (bound_a > cfg.small_max_a_floats) {
+        const double panels = std::ceil(double(g.m) / double(kernel.MR));
+        if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
+    }
     if (volume <= kSmallAnyShapeMaxVolume) return true;
     // (17-48 rows stay here: within its volume the small path, B broadcast in
     // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
@@ -595,9 +600,13 @@ int wanted_thread_count() {
 }
 
 int threads_for(double flops, double min_flops_per_thread) {
+    const double useful = flops / min_flops_per_thread;
+    // Work for one thread: one, whatever the settings (decided before asking
+    // OpenMP or the thread-local override, a call into libgomp and a TLS
+    // lookup that a 32^3 call notices).
+    if (useful < 2.0) return 1;
     if (omp_in_parallel()) return 1;  // never nest teams inside a caller's parallel region
     const int wanted = wanted_thread_count();
-    const double useful = std::max(1.0, flops / min_flops_per_thread);
     return static_cast<int>(std::min<double>(wanted, useful));
 }
 
@@ -643,7 +652,7 @@ ridge_report base_report(const char* routine, Dtype input, const char* path, con
     return r;
 }
 
-ridge_status run_gemm(const GemmArgs& args, GemmPlan plan);
+ridge_status run_gemm(const GemmArgs& args, const GemmPlan& plan);
 
 ridge_status dispatch_gemm(const GemmArgs& args) {
     GemvArgs as_vector;
@@ -743,12 +752,13 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
 }
 
 // Runs the plan; when reporting, counts and records what the schedule moved.
-ridge_status run_gemm(const GemmArgs& g, GemmPlan plan) {
+ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
     if (!reporting_enabled()) return gemm(g, plan);
     Traffic traffic;
-    plan.traffic = &traffic;
+    GemmPlan counted = plan;
+    counted.traffic = &traffic;
     const CallMeter meter;
-    const ridge_status status = gemm(g, plan);
+    const ridge_status status = gemm(g, counted);
     const double seconds = meter.seconds(), measured = meter.measured_memory_bytes();
     const char* path = plan.small_path      ? "small"
                        : plan.skinny_path   ? "skinny"

@@ -122,38 +122,33 @@ int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_blo
     return ceil_div(tiles, tiles_per_row_block(g, ker, tiles, a_block_floats));
 }
 
-ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats) {
-    // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
-    // already that; transposed A is packed into MR-row panels first, by every
-    // thread into its own workspace: a copy made by another core would have to
-    // cross to this one's L2, which measured slower than packing it again
-    // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
-    // 345-387 with one copy each; 192^3 TT 208-215 and 332).
-    const int64_t c_tiles = ceil_div(g.n, ker.NR);
-    const int64_t row_tiles = row_tile_count(g.m, ker.MR);
-    const int64_t block_tiles = tiles_per_row_block(g, ker, row_tiles, a_block_floats);
-    const int64_t blocks = block_tiles == row_tiles ? 1 : ceil_div(row_tiles, block_tiles);
-    const size_t packed_floats = gemm_small_workspace_floats(g, ker);
-    // Block `block` of rows by column tiles [first_col, last_col).
-    auto run_block = [&](const float* packed_a, int64_t block, int64_t first_col, int64_t last_col) {
+namespace {
+
+// The row blocks and column tiles of one call (gemm_small_f32).
+struct SmallSchedule {
+    int64_t c_tiles, row_tiles, block_tiles, blocks;
+    size_t packed_floats;  // op(A) packed per thread (transposed A), else 0
+    void run_block(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t block,
+                   int64_t first_col, int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
         small_tiles(g, ker, packed_a, {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
-    };
-    const int64_t items = blocks * c_tiles;  // pieces of work: a block of rows by one column tile
-    if (threads <= 1 || items < 2) {
-        float* packed_a = reserve_small_packed_a(packed_floats);
-        if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
-        if (g.trans_a) pack_transposed_a(g, ker, packed_a);
-        for (int64_t block = 0; block < blocks; ++block) run_block(g.trans_a ? packed_a : nullptr, block, 0, c_tiles);
-        return RIDGE_SUCCESS;
     }
+};
+
+// The team's share of the work: a piece per claim (a block of rows by one
+// column tile), each thread packing its own op(A) when it is transposed.
+// Kept out of gemm_small_f32, whose one-thread path a 32^3 call takes: the
+// claims' cursors make this frame 4 KiB, and setting it up was measurable there.
+__attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const GemmKernel& ker, int threads,
+                                                      const SmallSchedule& s) {
+    const int64_t items = s.blocks * s.c_tiles;
     bool out_of_memory = false;
     const int team = int(std::min<int64_t>(threads, items));
     ClaimedShares pieces(items, team);  // a piece per claim: every piece of a block costs the same anywhere
 #pragma omp parallel num_threads(team)
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
-        float* packed_a = reserve_small_packed_a(packed_floats);
+        float* packed_a = reserve_small_packed_a(s.packed_floats);
         if (g.trans_a && packed_a == nullptr) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -167,12 +162,35 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
             // (Shares of threads OpenMP did not start are left over for the others.)
             // Blocks of rows in order, so a share stays in one block of A as long as it can.
             pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
-                const int64_t column_tile = item % c_tiles;
-                run_block(g.trans_a ? packed_a : nullptr, item / c_tiles, column_tile, column_tile + 1);
+                const int64_t column_tile = item % s.c_tiles;
+                s.run_block(g, ker, g.trans_a ? packed_a : nullptr, item / s.c_tiles, column_tile, column_tile + 1);
             });
         }
     }
     return out_of_memory ? RIDGE_OUT_OF_MEMORY : RIDGE_SUCCESS;
+}
+
+}  // namespace
+
+ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats) {
+    // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
+    // already that; transposed A is packed into MR-row panels first, by every
+    // thread into its own workspace: a copy made by another core would have to
+    // cross to this one's L2, which measured slower than packing it again
+    // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
+    // 345-387 with one copy each; 192^3 TT 208-215 and 332).
+    SmallSchedule s;
+    s.c_tiles = ceil_div(g.n, ker.NR);
+    s.row_tiles = row_tile_count(g.m, ker.MR);
+    s.block_tiles = tiles_per_row_block(g, ker, s.row_tiles, a_block_floats);
+    s.blocks = s.block_tiles == s.row_tiles ? 1 : ceil_div(s.row_tiles, s.block_tiles);
+    s.packed_floats = gemm_small_workspace_floats(g, ker);
+    if (threads > 1 && s.blocks * s.c_tiles >= 2) return run_small_team(g, ker, threads, s);
+    float* packed_a = reserve_small_packed_a(s.packed_floats);
+    if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (g.trans_a) pack_transposed_a(g, ker, packed_a);
+    for (int64_t block = 0; block < s.blocks; ++block) s.run_block(g, ker, g.trans_a ? packed_a : nullptr, block, 0, s.c_tiles);
+    return RIDGE_SUCCESS;
 }
 
 }  // namespace ridge
