@@ -504,7 +504,7 @@ TEST_P(KernelTest, PackPanelLayout) {
 }
 
 // The small-problem kernel (for kernels that have one) on operands read in place:
-// every tile size mr x nr up to (MR + MR/2) x NR, B as stored both ways, C's rows past mr
+// every tile size mr x nr up to 2 MR x NR, B as stored both ways, C's rows past mr
 // (up to ldc) and its guard band untouched, A and B ending at an inaccessible page.
 TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     const uint32_t seed = test_seed() + 7;
@@ -514,7 +514,7 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
         int serial = 0;
-        for (int64_t mr = 1; mr <= ker.MR + ker.MR / 2; ++mr)  // the contract's widest: a merged last tile
+        for (int64_t mr = 1; mr <= 2 * ker.MR; ++mr)  // the contract's tallest: gemm_small.cpp's tall tiles
             for (int64_t nr = 1; nr <= ker.NR; ++nr)
                 for (int64_t k : {1, 7}) {
                     for (bool b_trans : {false, true}) {
@@ -911,6 +911,42 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
                     const int64_t block_floats[] = {0, 1, 2 * ker.MR * call.k};
                     plan.small_a_block_floats = block_floats[serial++ % 3];
                     SCOPED_TRACE("op(A) blocks of " + std::to_string(plan.small_a_block_floats) + " floats");
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+    }
+}
+
+// The small path where lda is a multiple of 4 KiB (gemm_small.cpp: tall tiles
+// of 2 MR rows, or MR + MR/2 at 7-8 columns, up to 16 columns of C): row counts
+// around those heights and their multiples, column counts around the kernel's
+// halves and the limit, A untransposed (the tall tiles) and transposed (packed,
+// MR rows as before), blocks of rows of one and two tiles and none, C outside
+// untouched and equal to the reference.
+TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
+    const uint32_t seed = test_seed() + 15;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        ridge::GemmPlan plan = plan_with_model_blocking(ker);
+        plan.small_path = true;
+        SCOPED_TRACE(std::string(ker.name) + " small path, lda a multiple of 1024 floats");
+        const int64_t MR = ker.MR;
+        int serial = 0;
+        for (int64_t m : {int64_t(1), MR - 1, MR + MR / 2, MR + MR / 2 + 1, 2 * MR, 2 * MR + 1, 4 * MR + 5})
+            for (int64_t n : {1, 2, 6, 7, 8, 9, 12, 13, 16, 17, 40})
+                for (int t = 0; t < 2; ++t) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = 5 + serial % 7;
+                    call.ta = t == 1;
+                    // op(A) is m x k: A untransposed stores m rows a column, transposed k.
+                    call.lda_pad = 1024 - (call.ta ? call.k : m);
+                    call.ldc_pad = serial % 3;
+                    call.alpha = kScalars[serial % 4][0], call.beta = kScalars[serial % 4][1];
+                    const int64_t block_floats[] = {0, 1, 2 * MR * call.k};
+                    plan.small_a_block_floats = block_floats[serial++ % 3];
+                    SCOPED_TRACE(call.describe() + ", op(A) blocks of " + std::to_string(plan.small_a_block_floats) +
+                                 " floats");
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }

@@ -10,16 +10,8 @@
 // own core's L2, until the block runs out.
 // Every tile of C is one kernel call over all of k whichever thread runs it
 // and however the rows are blocked, so C is bit-identical for any thread count.
-// Known cost, not yet addressed: when lda is a multiple of 1024 floats (4 KiB),
-// a tile's k columns all fall into the same two L1 sets, and L2 fills them
-// about half as fast as lines spread over the sets. With few columns of C the
-// kernel waits on those fills: on the Zen 5 VM (1 thread, A in L2, lda = m)
-// 1024 x n x 128 ran 49 / 91 / 149 / 146 GFLOP/s at n = 2 / 4 / 8 / 16
-// against 108 / 187 / 218 / 210 at m = 1040; from n = 64 on it is even
-// (1024 x 1024 x 64 196 / 194). A loop of loads over the same tile pattern
-// showed it without any FMA (59 against 105 GB/s), and reading two tiles'
-// columns in turn (four sets) brought it back to 98: a 64-row tile for few
-// columns is the lead. Sending such shapes to the skinny path ran 0.82-0.92.
+// Tiles are MR rows tall, or taller where lda would put a tile's columns on
+// the same L1 sets (tile_height).
 #include <omp.h>
 
 #include <algorithm>
@@ -34,11 +26,41 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Rows of the tile that starts `rest` rows before the end of C: MR, except that
-// a last remainder of at most MR/2 rows joins the tile before it (the small
-// kernel takes up to MR + MR/2 rows: 48 = 32 + 16 in one pass, not a full
-// tile and a half-empty one).
-int64_t tile_rows(int64_t rest, int64_t MR) { return rest <= MR + MR / 2 ? rest : MR; }
+// Rows per tile of C: MR, except where all of a tile's k columns fall into the
+// same L1 sets. When lda is a multiple of 4 KiB (the L1's set period: 64 sets
+// of 64-byte lines, Zen 4/5's 48 KiB 12-way as Intel's L1d since Sandy Bridge),
+// an MR-row tile reads its columns from two sets only, and L2 fills one set's
+// lines about half as fast as lines spread over the sets: a loop of loads over
+// that pattern ran 59 GB/s against 105 at lda = 1040 floats, and 98 reading two
+// tiles' columns in turn. So such tiles are 2 MR rows tall (four sets), in two
+// column halves of at most 6 (the kernel's 4-vector tile); 7-8 columns take
+// MR + MR/2 rows, which the 3-vector tile covers in one pass (2 MR rows ran
+// 0.80-0.88x of that there). Up to kTallTilesMaxColumns columns of C: wider,
+// 12-column tiles do enough work per line to hide most of the fills.
+// Measured on the Zen 5 VM, paired, 1 thread, lda = m, A in L2
+// (`RIDGE_NUM_THREADS=1 build/bench/ridge-ab OLD NEW 1024 n 128 21`):
+// n = 2 1.55, 4 1.64-1.80, 6 1.52, 7 1.24, 8 1.21-1.23, 12 1.07-1.08,
+// 16 1.27-1.29; 2048 x 8 x 64 1.16 (2 threads 1.18), 2048 x 16 x 64
+// 1.24-1.34, 1024 x 8 x 256 1.24, 1024 x 16 x 32 1.12. At 24-48 columns
+// (k = 64-128) tall tiles ran 1.06-1.10 in one spell of the host and
+// 0.95-1.01 in another, hence the limit. Other lda: 1040 x 8 x 128 1.008.
+constexpr int64_t kL1SetPeriodBytes = 4096;
+constexpr int64_t kTallTilesMaxColumns = 16;
+int64_t tile_height(const GemmArgs& g, const GemmKernel& ker) {
+    const bool same_sets = !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
+    if (!same_sets || g.n > kTallTilesMaxColumns) return ker.MR;
+    return g.n == 7 || g.n == 8 ? ker.MR + ker.MR / 2 : 2 * ker.MR;
+}
+
+// Rows of the tile that starts `rest` rows before the end of C, in tiles of
+// `height` rows. At the usual height, MR, a last remainder of at most MR/2 rows
+// joins the tile before it (the small kernel takes up to 2 MR rows: 48 = 32 +
+// 16 in one pass, not a full tile and a half-empty one); taller tiles
+// (tile_height) leave a last tile of what remains.
+int64_t tile_rows(int64_t rest, int64_t height, int64_t MR) {
+    if (height != MR) return std::min(rest, height);
+    return rest <= MR + MR / 2 ? rest : MR;
+}
 
 // Transposed A is packed one panel per row tile, `panel_width` rows wide (MR,
 // or the merged last tile rounded up to whole vectors of the kernel's lanes),
@@ -48,18 +70,18 @@ int64_t panel_width(int64_t mr, const GemmKernel& ker) {
     return std::max<int64_t>(ker.MR, ceil_div(mr, ker.lanes) * ker.lanes);
 }
 
-// Row tiles of C down its m rows (tile_rows): tile t starts at row t * MR.
-int64_t row_tile_count(int64_t m, int64_t MR) {
+// Row tiles of C down its m rows (tile_rows): tile t starts at row t * height.
+int64_t row_tile_count(int64_t m, int64_t height, int64_t MR) {
     int64_t tiles = 0;
-    for (int64_t i0 = 0; i0 < m; i0 += tile_rows(m - i0, MR)) ++tiles;
+    for (int64_t i0 = 0; i0 < m; i0 += tile_rows(m - i0, height, MR)) ++tiles;
     return tiles;
 }
 
-// Row tiles per block of op(A)'s `tiles` row tiles: as many MR x k tiles as
+// Row tiles per block of op(A)'s `tiles` row tiles: as many tile_height x k tiles as
 // a_block_floats holds (at least one; no limit when it is 0), in equal blocks
 // (equal_block).
 int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t tiles, int64_t a_block_floats) {
-    const int64_t tile_floats = ker.MR * std::max<int64_t>(g.k, 1);
+    const int64_t tile_floats = tile_height(g, ker) * std::max<int64_t>(g.k, 1);
     // All of op(A) in one block, the usual small problem: decided without a
     // division (a few 64-bit divisions were a few percent of a 32^3 call).
     if (a_block_floats <= 0 || tiles * tile_floats <= a_block_floats) return tiles;
@@ -80,11 +102,12 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a
     // op(B)(p, j) = b[p*b_step + j*b_col]
     const int64_t b_step = g.trans_b ? g.ldb : 1;
     const int64_t b_col = g.trans_b ? 1 : g.ldb;
+    const int64_t height = tile_height(g, ker);
     for (int64_t j0 = r.first_col * NR; j0 < std::min(g.n, r.last_col * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
         for (int64_t t = r.first_row; t < r.last_row; ++t) {
-            const int64_t i0 = t * MR, mr = tile_rows(g.m - i0, MR);
+            const int64_t i0 = t * height, mr = tile_rows(g.m - i0, height, MR);
             // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
             const int64_t a_step = packed_a ? panel_width(mr, ker) : g.lda;
@@ -98,7 +121,7 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a
 void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
     const float* a = static_cast<const float*>(g.a);
     for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
-        mr = tile_rows(g.m - i0, ker.MR);
+        mr = tile_rows(g.m - i0, ker.MR, ker.MR);  // transposed A: tiles of MR rows (tile_height)
         ker.pack_panel(a + i0 * g.lda, g.lda, false, mr, g.k, panel_width(mr, ker), buf + i0 * panel_depth(g.k));
     }
 }
@@ -118,7 +141,7 @@ size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
 }
 
 int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
-    const int64_t tiles = row_tile_count(g.m, ker.MR);
+    const int64_t tiles = row_tile_count(g.m, tile_height(g, ker), ker.MR);
     return ceil_div(tiles, tiles_per_row_block(g, ker, tiles, a_block_floats));
 }
 
@@ -181,7 +204,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     SmallSchedule s;
     s.c_tiles = ceil_div(g.n, ker.NR);
-    s.row_tiles = row_tile_count(g.m, ker.MR);
+    s.row_tiles = row_tile_count(g.m, tile_height(g, ker), ker.MR);
     s.block_tiles = tiles_per_row_block(g, ker, s.row_tiles, a_block_floats);
     s.blocks = s.block_tiles == s.row_tiles ? 1 : ceil_div(s.row_tiles, s.block_tiles);
     s.packed_floats = gemm_small_workspace_floats(g, ker);

@@ -34,10 +34,11 @@ using GemmEdgeUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, co
 using PackPanel = void (*)(const void* src, int64_t ld, bool rows_contiguous, int64_t rows,
                            int64_t kc, int64_t width, void* dst);
 
-// Small-problem kernel: one tile of at most (MR + MR/2) x NR of C computed from
+// Small-problem kernel: one tile of at most 2 MR x NR of C computed from
 // fp32 A and B in place, no packing (see gemm_small.cpp; the driver passes more
-// than MR rows only for a last remainder of at most MR/2 rows merged with the
-// tile before it, so no tile runs half empty). op(A) column p starts at
+// than MR rows for a last remainder of at most MR/2 rows merged with the tile
+// before it, so no tile runs half empty, and for taller tiles where lda puts
+// a tile's columns on the same L1 sets: tile_height). op(A) column p starts at
 // a + p*a_step with rows contiguous; op(B)(p, j) = b[p*b_step + j*b_col].
 //   C[0:mr, 0:nr] = alpha * op(A)[0:mr, 0:k] * op(B)[0:k, 0:nr] + beta * C
 // beta == 0 means C is written, never read. Nothing outside mr x nr is touched.

@@ -1,5 +1,5 @@
 // fp32 GEMM for small problems on AVX-512F, without packing: one call
-// computes an mr x nr tile (mr <= 48, nr <= 12) of C straight from A and B.
+// computes an mr x nr tile (mr <= 64, nr <= 12) of C straight from A and B.
 //
 // Packing pays for itself only when a panel is reused many times; in a small
 // GEMM it is not, and copying costs as much as computing (at 32^3 a packed
@@ -13,7 +13,10 @@
 // (mr <= 16) computes no rows it does not need; 3 vectors x at most 8 columns
 // (24 accumulators, 3 A vectors and a broadcast in the 32 zmm registers) take
 // 33..48 rows in one pass, so the last rows of m = 48, 80, 112, ... do not run
-// a 32-row tile half empty (48^3 ran at 0.84x OpenBLAS with 32 + masked 16).
+// a 32-row tile half empty (48^3 ran at 0.84x OpenBLAS with 32 + masked 16);
+// 4 vectors x at most 6 columns take 49..64 rows, the tall tiles the driver
+// asks for where lda puts a tile's columns on the same L1 sets (gemm_small.cpp:
+// tile_height). Wider tiles of 3 or 4 vectors run as two column halves.
 // Rows past mr are masked off in the last vector only; columns past nr are
 // never computed (one instance per width).
 #include <immintrin.h>
@@ -26,6 +29,7 @@ namespace {
 
 constexpr int kNR = 12;           // widest tile of 1 or 2 vectors
 constexpr int kNRThreeVectors = 8;  // widest tile of 3 vectors (24 accumulators)
+constexpr int kNRFourVectors = 6;   // widest tile of 4 vectors (24 accumulators)
 
 // C[0:16*V, 0:NR] tile; the last vector's rows through `last_rows` when !kFull.
 template <int V, int NR, bool kFull>
@@ -34,7 +38,7 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     __m512 acc[V][NR];
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
     // B's columns through two base pointers, b for columns 0-5 and b_hi for 6-11,
     // sharing the offsets j * b_col: one base for 12 columns needs 11 offsets in
@@ -47,13 +51,13 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
 #pragma GCC unroll 4
     for (int64_t p = 0; p < k; ++p) {
         __m512 col[V];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v)
             col[v] = v < V - 1 ? _mm512_loadu_ps(a + 16 * v) : load_lanes<kFull>(a + 16 * v, last_rows);
 #pragma GCC unroll 12
         for (int j = 0; j < NR; ++j) {
             const __m512 bj = _mm512_set1_ps(j < 6 ? b[j * b_col] : b_hi[(j - 6) * b_col]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
             for (int v = 0; v < V; ++v) acc[v][j] = _mm512_fmadd_ps(col[v], bj, acc[v][j]);
         }
         a += a_step;
@@ -66,7 +70,7 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     const bool unit_alpha = alpha == 1.0f;
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j) {
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) {
             float* cv = c + j * ldc + 16 * v;
             const bool full = kFull || v < V - 1;
@@ -85,8 +89,12 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
 using SmallTile = void (*)(int64_t, float, const float*, int64_t, const float*, int64_t, int64_t, float,
                            float*, int64_t, __mmask16);
 
-// The instance for V vectors, last vector whole or masked, nr columns (up to
-// kNR; with 3 vectors up to kNRThreeVectors).
+// Widest tile of V vectors: V x NR accumulators, V A vectors and a broadcast
+// within the 32 zmm registers.
+template <int V>
+constexpr int kWidest = V == 4 ? kNRFourVectors : V == 3 ? kNRThreeVectors : kNR;
+
+// The instance for V vectors, last vector whole or masked, nr columns (1 to kWidest<V>).
 template <int V, bool kFull>
 SmallTile tile_for(int64_t nr) {
     switch (nr) {
@@ -96,11 +104,16 @@ SmallTile tile_for(int64_t nr) {
         case 4: return small_tile<V, 4, kFull>;
         case 5: return small_tile<V, 5, kFull>;
         case 6: return small_tile<V, 6, kFull>;
-        case 7: return small_tile<V, 7, kFull>;
-        case 8: return small_tile<V, 8, kFull>;
         default: break;
     }
-    if constexpr (V < 3) {
+    if constexpr (kWidest<V> >= 8) {
+        switch (nr) {
+            case 7: return small_tile<V, 7, kFull>;
+            case 8: return small_tile<V, 8, kFull>;
+            default: break;
+        }
+    }
+    if constexpr (kWidest<V> >= 12) {
         switch (nr) {
             case 9: return small_tile<V, 9, kFull>;
             case 10: return small_tile<V, 10, kFull>;
@@ -116,7 +129,8 @@ SmallTile tile(int vectors, bool full, int64_t nr) {
     switch (vectors) {
         case 1: return full ? tile_for<1, true>(nr) : tile_for<1, false>(nr);
         case 2: return full ? tile_for<2, true>(nr) : tile_for<2, false>(nr);
-        default: return full ? tile_for<3, true>(nr) : tile_for<3, false>(nr);
+        case 3: return full ? tile_for<3, true>(nr) : tile_for<3, false>(nr);
+        default: return full ? tile_for<4, true>(nr) : tile_for<4, false>(nr);
     }
 }
 
@@ -134,12 +148,13 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
         tile(vectors, full, nr)(k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, mask);
         return;
     }
-    // 3 vectors take at most 8 columns: 9..12 run as two even halves (12 = 6 + 6).
-    const int64_t first = nr <= kNRThreeVectors ? nr : (nr + 1) / 2;
-    tile(3, full, first)(k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, mask);
+    // 3 and 4 vectors take at most 8 and 6 columns: more run as two even halves (12 = 6 + 6).
+    const int64_t widest = vectors == 3 ? kNRThreeVectors : kNRFourVectors;
+    const int64_t first = nr <= widest ? nr : (nr + 1) / 2;
+    tile(vectors, full, first)(k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc, mask);
     if (first < nr)
-        tile(3, full, nr - first)(k, alpha, a, a_step, b + first * b_col, b_step, b_col, beta, c + first * ldc, ldc,
-                                  mask);
+        tile(vectors, full, nr - first)(k, alpha, a, a_step, b + first * b_col, b_step, b_col, beta, c + first * ldc,
+                                        ldc, mask);
 }
 
 }  // namespace ridge
