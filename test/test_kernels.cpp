@@ -76,6 +76,18 @@ ridge::GemmPlan plan_with_model_blocking(const ridge::GemmKernel& ker) {
     return plan;
 }
 
+// Whether `ker` has a small-problem kernel this CPU can run.
+bool runs_small_kernel(const ridge::GemmKernel& ker) {
+    return ker.small_f32 != nullptr && ridge::cpu_supports(ker.isa);
+}
+
+// A one-thread plan for `ker` that takes the small path (it uses no blocking).
+ridge::GemmPlan small_path_plan(const ridge::GemmKernel& ker) {
+    ridge::GemmPlan plan = plan_with_model_blocking(ker);
+    plan.small_path = true;
+    return plan;
+}
+
 // The driver's arguments for a column-major call on these operands, C at `c`.
 ridge::GemmArgs driver_args(const Call& call, Operands& ops, float* c) {
     ridge::GemmArgs g;
@@ -512,7 +524,7 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        if (!runs_small_kernel(ker)) continue;
         int serial = 0;
         for (int64_t mr = 1; mr <= 2 * ker.MR; ++mr)  // the contract's tallest: gemm_small.cpp's tall tiles
             for (int64_t nr = 1; nr <= ker.NR; ++nr)
@@ -890,9 +902,8 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ridge::GemmPlan plan = plan_with_model_blocking(ker);
-        plan.small_path = true;
+        if (!runs_small_kernel(ker)) continue;
+        ridge::GemmPlan plan = small_path_plan(ker);
         SCOPED_TRACE(std::string(ker.name) + " small path");
         std::vector<Call> shapes = driver_shapes(ker.MR, ker.NR, 40);
         for (int64_t m : {ker.MR + ker.MR / 2, ker.MR + ker.MR / 2 + 1, 2 * ker.MR + ker.MR / 2, ker.MR + 1}) {
@@ -927,9 +938,8 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
-        ridge::GemmPlan plan = plan_with_model_blocking(ker);
-        plan.small_path = true;
+        if (!runs_small_kernel(ker)) continue;
+        ridge::GemmPlan plan = small_path_plan(ker);
         SCOPED_TRACE(std::string(ker.name) + " small path, lda a multiple of 1024 floats");
         const int64_t MR = ker.MR;
         int serial = 0;
@@ -961,7 +971,7 @@ TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
-        if (ker.small_f32 == nullptr || !ridge::cpu_supports(ker.isa)) continue;
+        if (!runs_small_kernel(ker)) continue;
         SCOPED_TRACE(ker.name);
         Call call;
         call.m = 5 * ker.MR + 3, call.n = 3 * ker.NR + 1, call.k = 37, call.alpha = 0.75f, call.beta = -0.5f;
@@ -974,8 +984,7 @@ TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
             SCOPED_TRACE(call.describe());
             Operands ops(call, rng);
             ridge::GemmArgs g = driver_args(call, ops, nullptr);
-            ridge::GemmPlan plan = plan_with_model_blocking(ker);
-            plan.small_path = true;
+            ridge::GemmPlan plan = small_path_plan(ker);
             std::vector<float> one_block;
             for (const auto& [block_floats, blocks] : blocks_for) {
                 EXPECT_EQ(blocks, ridge::small_row_blocks(g, ker, block_floats)) << block_floats << " floats per block";
