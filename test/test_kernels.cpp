@@ -932,7 +932,7 @@ TEST(Kernels, DriverSmallPathForEachKernelThatHasOne) {
 // around those heights and their multiples, column counts around the kernel's
 // halves and the limit, A untransposed (the tall tiles) and transposed (packed,
 // MR rows as before), blocks of rows of one and two tiles and none, C outside
-// untouched and equal to the reference.
+// untouched and equal to the reference; and the same C on 1, 2 and 3 threads.
 TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
     const uint32_t seed = test_seed() + 15;
     SCOPED_TRACE(seed_note(seed));
@@ -959,6 +959,14 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
                                  " floats");
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
+        // lda = m = 1024: tall tiles in blocks of two (so that every n has several
+        // pieces to share) on 2 and 3 threads, C bit for bit as on one.
+        ridge::GemmPlan blocked_rows = small_path_plan(ker);
+        blocked_rows.small_a_block_floats = 2 * (2 * MR) * 9;
+        for (int64_t n : {4, 8, 16}) {
+            SCOPED_TRACE("1024 x " + std::to_string(n) + " x 9 on 1, 2 and 3 threads");
+            expect_same_bits_on_2_and_3_threads(blocked_rows, 1024, n, 9, false, false, rng);
+        }
     }
 }
 
