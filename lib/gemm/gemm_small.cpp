@@ -78,11 +78,11 @@ int64_t row_tile_count(int64_t m, int64_t height, int64_t MR) {
     return tiles;
 }
 
-// Row tiles per block of op(A)'s `tiles` row tiles: as many tile_height x k tiles as
+// Row tiles per block of op(A)'s `tiles` row tiles of `height` rows: as many height x k tiles as
 // a_block_floats holds (at least one; no limit when it is 0), in equal blocks
 // (equal_block).
-int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t tiles, int64_t a_block_floats) {
-    const int64_t tile_floats = tile_height(g, ker) * std::max<int64_t>(g.k, 1);
+int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, int64_t a_block_floats) {
+    const int64_t tile_floats = height * std::max<int64_t>(g.k, 1);
     // All of op(A) in one block, the usual small problem: decided without a
     // division (a few 64-bit divisions were a few percent of a 32^3 call).
     if (a_block_floats <= 0 || tiles * tile_floats <= a_block_floats) return tiles;
@@ -91,19 +91,19 @@ int64_t tiles_per_row_block(const GemmArgs& g, const GemmKernel& ker, int64_t ti
 }
 
 // The tiles of C in column tiles [first_col, last_col) (NR columns each, the
-// last one narrower) and row tiles [first_row, last_row), j outer. `packed_a`:
+// last one narrower) and row tiles [first_row, last_row) of `height` rows, j outer. `packed_a`:
 // op(A) packed by pack_transposed_a, or null to read A in place.
 struct TileRange {
     int64_t first_col, last_col, first_row, last_row;
 };
-void small_tiles(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, const TileRange& r) {
+void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, const float* packed_a,
+                 const TileRange& r) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
     const float* b_in = static_cast<const float*>(g.b);
     // op(B)(p, j) = b[p*b_step + j*b_col]
     const int64_t b_step = g.trans_b ? g.ldb : 1;
     const int64_t b_col = g.trans_b ? 1 : g.ldb;
-    const int64_t height = tile_height(g, ker);
     for (int64_t j0 = r.first_col * NR; j0 < std::min(g.n, r.last_col * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
@@ -142,20 +142,23 @@ size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
 }
 
 int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
-    const int64_t tiles = row_tile_count(g.m, tile_height(g, ker), ker.MR);
-    return ceil_div(tiles, tiles_per_row_block(g, ker, tiles, a_block_floats));
+    const int64_t height = tile_height(g, ker);
+    const int64_t tiles = row_tile_count(g.m, height, ker.MR);
+    return ceil_div(tiles, tiles_per_row_block(g, height, tiles, a_block_floats));
 }
 
 namespace {
 
 // The row blocks and column tiles of one call (gemm_small_f32).
 struct SmallSchedule {
+    int64_t height;  // rows per tile (tile_height)
     int64_t c_tiles, row_tiles, block_tiles, blocks;
     size_t packed_floats;  // op(A) packed per thread (transposed A), else 0
     void run_block(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t block,
                    int64_t first_col, int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
-        small_tiles(g, ker, packed_a, {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
+        small_tiles(g, ker, height, packed_a,
+                    {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
     }
 };
 
@@ -205,8 +208,9 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     SmallSchedule s;
     s.c_tiles = ceil_div(g.n, ker.NR);
-    s.row_tiles = row_tile_count(g.m, tile_height(g, ker), ker.MR);
-    s.block_tiles = tiles_per_row_block(g, ker, s.row_tiles, a_block_floats);
+    s.height = tile_height(g, ker);
+    s.row_tiles = row_tile_count(g.m, s.height, ker.MR);
+    s.block_tiles = tiles_per_row_block(g, s.height, s.row_tiles, a_block_floats);
     s.blocks = s.block_tiles == s.row_tiles ? 1 : ceil_div(s.row_tiles, s.block_tiles);
     s.packed_floats = gemm_small_workspace_floats(g, ker);
     if (threads > 1 && s.blocks * s.c_tiles >= 2) return run_small_team(g, ker, threads, s);
