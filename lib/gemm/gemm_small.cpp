@@ -78,9 +78,9 @@ int64_t row_tile_count(int64_t m, int64_t height, int64_t MR) {
     return tiles;
 }
 
-// Row tiles per block of op(A)'s `tiles` row tiles of `height` rows: as many height x k tiles as
-// a_block_floats holds (at least one; no limit when it is 0), in equal blocks
-// (equal_block).
+// Row tiles per block of op(A)'s `tiles` row tiles of `height` rows: as many
+// height x k tiles as a_block_floats holds (at least one; no limit when it is
+// 0), in equal blocks (equal_block).
 int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, int64_t a_block_floats) {
     const int64_t tile_floats = height * std::max<int64_t>(g.k, 1);
     // All of op(A) in one block, the usual small problem: decided without a
@@ -91,8 +91,8 @@ int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, in
 }
 
 // The tiles of C in column tiles [first_col, last_col) (NR columns each, the
-// last one narrower) and row tiles [first_row, last_row) of `height` rows, j outer. `packed_a`:
-// op(A) packed by pack_transposed_a, or null to read A in place.
+// last one narrower) and row tiles [first_row, last_row) of `height` rows, j
+// outer. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in place.
 struct TileRange {
     int64_t first_col, last_col, first_row, last_row;
 };
@@ -122,7 +122,7 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, const
 void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
     const float* a = static_cast<const float*>(g.a);
     for (int64_t i0 = 0, mr; i0 < g.m; i0 += mr) {
-        mr = tile_rows(g.m - i0, ker.MR, ker.MR);  // transposed A: tiles of MR rows (tile_height)
+        mr = tile_rows(g.m - i0, ker.MR, ker.MR);  // tile_height is MR for a transposed A
         ker.pack_panel(a + i0 * g.lda, g.lda, false, mr, g.k, panel_width(mr, ker), buf + i0 * panel_depth(g.k));
     }
 }
