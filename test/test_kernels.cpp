@@ -663,9 +663,9 @@ void expect_same_bits_on_2_and_3_threads(ridge::GemmPlan plan, int64_t m, int64_
 // The driver's skinny path (few columns, A untransposed, read in place) with
 // each kernel that has one: m around the MR tiles and the prefetch distance,
 // every n up to the widest the path takes in a spread (column groups of
-// uneven widths, one to eleven groups), k around both chunk lengths (16 and
-// 32 steps), B as stored both ways, padded leading dimensions, and 1 and 3
-// threads (rows split between them).
+// uneven widths, one to eleven groups), k around the chunk lengths (16, 32
+// and 64 steps: A streamed from memory and from a cache), B as stored both
+// ways, padded leading dimensions, and 1 and 3 threads (rows split between them).
 TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 11;
     SCOPED_TRACE(seed_note(seed));
@@ -679,9 +679,12 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
         const int64_t MR = ker->MR;
         const int64_t ms[] = {MR * 2, MR * 2 + 1, MR * 5 - 3, MR * 7 + 17};
         const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 37, 64, ridge::kSkinnyMaxN};
+        for (bool from_memory : {true, false})
         for (int64_t m : ms)
             for (int64_t n : ns)
                 for (int64_t k : {1, 15, 16, 17, 33, 70}) {
+                    SCOPED_TRACE(from_memory ? "A from memory" : "A from a cache");
+                    plan.a_from_memory = from_memory;
                     Call call;
                     call.m = m, call.n = n, call.k = k;
                     const int t = int((m + n + k) % 4);
@@ -709,10 +712,12 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
         plan.skinny_path = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny path, several blocks of rows");
         int serial = 0;
-        for (int64_t n : {int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
+        for (bool from_memory : {true, false})  // the chunks for A from memory, and from a cache
+        for (int64_t n : {int64_t{12}, int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
             const int64_t block = ridge::skinny_block_rows(n, ker->MR);
             ASSERT_EQ(block % ker->MR, 0);
-            const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32) + 7;
+            plan.a_from_memory = from_memory;
+            const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory) + 7;
             for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
                 Call call;
                 call.m = m, call.n = n, call.k = k;
@@ -845,7 +850,7 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
         const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR);
         const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
         for (const auto& [m, n] : shapes) {
-            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32) + 5;
+            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory) + 5;
             const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
             std::vector<float> a(size_t(lda * k)), b(size_t(k * n)), c0(size_t(ldc * n));
             for (float& x : a) x = dist(rng);
@@ -872,7 +877,7 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
                             ridge::GemmArgs g;
                             g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = beta;
                             g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ld;
-                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g));
+                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g, plan.a_from_memory));
                             ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
                         }
                         for (int64_t j = 0; j < n; ++j) {
@@ -1272,6 +1277,7 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
                     call.m = m, call.n = n, call.k = k, call.tb = true;
                     const int t = int((m + n + k) % 4);
                     call.ta = t & 1;
+                    plan.b_from_memory = t >= 2;  // the sweep's A (B here) from memory, or from a cache
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
                     plan.threads = (k % 2 == 1) ? 3 : 1;

@@ -314,6 +314,11 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) > cfg.stream_c_min_bytes;
 }
 
+// Whether op(A) is (GemmPlan::a_from_memory).
+bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return double(dtype_bytes(g.input)) * double(g.m) * double(g.k) > cfg.stream_c_min_bytes;
+}
+
 }  // namespace
 
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
@@ -671,6 +676,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
         return run_gemm(args, plan);
     }
     plan.b_from_memory = b_comes_from_memory(cfg, args);
+    plan.a_from_memory = a_comes_from_memory(cfg, args);
     plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
                                         *choice.kernel, args, plan.b_from_memory);
     plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
@@ -780,7 +786,8 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
         // L2 once per block of A's rows each, then stay in L1 while the block passes).
         r.memory_bytes = r.ideal_bytes;
         if (plan.skinny_path || plan.skinny_trans_b_path) {  // on C^T: n and m swapped
-            const int64_t chunk = skinny_chunk_columns(plan.skinny_path ? g.n : g.m, g.input);
+            const int64_t chunk = plan.skinny_path ? skinny_chunk_columns(g.n, g.input, plan.a_from_memory)
+                                                   : skinny_chunk_columns(g.m, g.input, plan.b_from_memory);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);

@@ -47,6 +47,10 @@ struct GemmPlan {
     // Blocked path: op(B) is larger than the last-level cache, so its micro-panels
     // come from memory (set by the dispatcher; see first_tile_reads_b_source).
     bool b_from_memory = false;
+    // op(A) is larger than the last-level cache (set by the dispatcher): the
+    // skinny sweep streams it from memory, which decides its chunk of k steps
+    // (skinny_chunk_columns).
+    bool a_from_memory = false;
     // Blocked path: columns of a KC-deep packed B panel that fit the share of L2
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
@@ -107,10 +111,12 @@ inline int64_t equal_block(int64_t count, int64_t nominal) {
 // for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows, converted to
 // fp32, on its stack: at most 64 k steps x kSkinnyMaxN floats, 32 KiB).
 constexpr int64_t kSkinnyMaxN = 128;
-ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads);
-// Columns of A (k steps) per chunk of that sweep, for n columns of C and A of
-// type `input`; C is read and written once per chunk.
-int64_t skinny_chunk_columns(int64_t n, Dtype input);
+// a_from_memory: A is larger than the last-level cache (GemmPlan::a_from_memory).
+ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads, bool a_from_memory);
+// Columns of A (k steps) per chunk of that sweep, for n columns of C, A of
+// type `input`, streamed from memory or read from a cache; C is read and
+// written once per chunk.
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory);
 // Rows of C per block of that sweep, nominally (a whole number of MR tiles;
 // the sweep makes its blocks equal, each at most an eighth more): each block
 // runs all of its chunks before the next, so its C stays in L2.
@@ -123,13 +129,14 @@ int64_t skinny_largest_block_rows(int64_t n, int64_t MR);
 // Whether that sweep updates each block of C in a scratch copy (ldc a multiple
 // of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
 // the copies), memory permitting; C comes out bit for bit the same either way.
-bool skinny_uses_c_scratch(const GemmArgs& args);
+bool skinny_uses_c_scratch(const GemmArgs& args, bool a_from_memory);
 
 // Few rows of C with B transposed (op(A) * B^T, m up to the skinny path's
 // columns): C^T = B * op(A)^T run on the skinny path above, B read once in
 // place down its columns; each block of C^T goes through a scratch copy,
 // gathered from C's rows and scattered back (out of memory: C untouched).
-ridge_status gemm_skinny_m_trans_b(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// b_from_memory: B, the sweep's A, is larger than the last-level cache.
+ridge_status gemm_skinny_m_trans_b(const GemmArgs& args, const GemmKernel& kernel, int threads, bool b_from_memory);
 
 // Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
 // by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).

@@ -56,6 +56,18 @@ namespace {
 // 12 1.15, 16 1.14, 20 1.02; at n = 24 and 32, 16 columns lost (0.91-0.94);
 // a 16-bit A at n = 16 gained nothing from it (fp16 0.94-0.96, bf16 1.05
 // where 32 and 64 columns measured 1.03-1.06 in the same runs).
+// All of that is for an A streamed from memory. An A that fits the last-level
+// cache comes from there, where the number of streams does not matter but the
+// C updates still do: from 8 columns of C it takes 64-column chunks whatever
+// its type. Measured on the Zen 5 VM, paired against 16 / 32 columns
+// (`ridge-ab OLD NEW M N K 15`, 1 thread): A of 1 MiB 1024 x 16 x 256 1.15-1.20,
+// 1024 x 24 x 256 1.09, 1024 x 32 x 256 1.06; 2 MiB 1024 x 8 x 512 1.16,
+// 1024 x 16 x 512 1.13; 4 MiB 2048 x 8 / 12 / 16 / 24 / 32 x 512 1.12 / 1.23 /
+// 1.13 / 1.07 / 1.09; 1000 x 12 x 300 1.23; 2 threads 2048 x 16 x 512 1.25,
+// 1024 x 32 x 256 1.06, 2048 x 12 x 1024 1.32. Below 8 columns it was mixed
+// (1024 x 2 / 4 x 256 0.99, 2048 x 2 x 512 0.91, 1000 x 4 x 300 1.26), so they
+// keep 16. The same build lost 0.72 / 0.81 at 4096 x 8 / 16 x 4096 (64 MiB,
+// from memory), which keeps the rule above.
 constexpr int64_t kMaxChunkColumns = 64;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
@@ -230,11 +242,17 @@ int64_t c_scratch_floats(const GemmArgs& g, int64_t block_rows) {
     return scratch_ld(block_rows, kFloatsPerLine - 1) * g.n;
 }
 
+// Whether a sweep in chunks of `chunk` columns updates C through the scratch
+// (skinny_uses_c_scratch).
+bool uses_c_scratch(const GemmArgs& g, int64_t chunk) {
+    return g.ldc % 256 == 0 && (g.k + chunk - 1) / chunk >= kMinChunksForScratch;
+}
+
 // The calling thread's scratch for sweep_rows, or null: not worth it, or no
 // memory (then C is updated in place, as it would be without one; a
 // transposed C has no such fallback: see gemm_skinny_m_trans_b).
-float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, SweepOutput out) {
-    if (!out.c_transposed() && !skinny_uses_c_scratch(g)) return nullptr;
+float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, SweepOutput out) {
+    if (!out.c_transposed() && !uses_c_scratch(g, chunk)) return nullptr;
     Workspace* ws = this_thread_workspace();
     return ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(c_scratch_floats(g, block_rows)));
 }
@@ -244,11 +262,10 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, SweepOutput out)
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles, int64_t tile_first,
-                int64_t tile_last, SweepOutput out, float* c_scratch) {
+                int64_t tile_last, int64_t chunk, SweepOutput out, float* c_scratch) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, ker.NR);
-    const int64_t chunk = skinny_chunk_columns(g.n, g.input);
     const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, ker.MR);
     const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, ker.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
@@ -287,15 +304,14 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 }  // namespace
 
-int64_t skinny_chunk_columns(int64_t n, Dtype input) {
-    const bool f32 = dtype_bytes(input) == 4;
-    if (n < kMemoryBoundColumns || (f32 && n <= kFewStreamsColumnsF32)) return 16;
-    return n > 32 || !f32 ? kMaxChunkColumns : 32;
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory) {
+    if (n < kMemoryBoundColumns) return 16;
+    if (a_from_memory && dtype_bytes(input) == 4 && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
+    return kMaxChunkColumns;
 }
 
-bool skinny_uses_c_scratch(const GemmArgs& g) {
-    const int64_t chunk = skinny_chunk_columns(g.n, g.input);
-    return g.ldc % 256 == 0 && (g.k + chunk - 1) / chunk >= kMinChunksForScratch;
+bool skinny_uses_c_scratch(const GemmArgs& g, bool a_from_memory) {
+    return uses_c_scratch(g, skinny_chunk_columns(g.n, g.input, a_from_memory));
 }
 
 int64_t skinny_block_rows(int64_t n, int64_t MR) {
@@ -328,18 +344,19 @@ namespace {
 
 // The sweep over all rows of g, split between threads by tiles of rows. With
 // a transposed C every thread needs its scratch: all reserve before any writes C.
-ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, SweepOutput out) {
+ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory, SweepOutput out) {
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
+    const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory);
     const int64_t block_rows = skinny_largest_block_rows(g.n, ker.MR);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
-        scratch = reserve_c_scratch(g, block_rows, out);
+        scratch = reserve_c_scratch(g, block_rows, chunk, out);
         return !out.c_transposed() || scratch != nullptr;
     };
     return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
                                           [&](float* scratch, int64_t t, int64_t parts) {
                                               const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last) sweep_rows(g, ker, tiles, first, last, out, scratch);
+                                              if (first < last) sweep_rows(g, ker, tiles, first, last, chunk, out, scratch);
                                           });
 }
 
@@ -355,13 +372,13 @@ GemmArgs transposed_problem(const GemmArgs& g) {
 
 }  // namespace
 
-ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    return sweep(g, ker, threads, SweepOutput{});
+ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory) {
+    return sweep(g, ker, threads, a_from_memory, SweepOutput{});
 }
 
-ridge_status gemm_skinny_m_trans_b(const GemmArgs& g, const GemmKernel& ker, int threads) {
+ridge_status gemm_skinny_m_trans_b(const GemmArgs& g, const GemmKernel& ker, int threads, bool b_from_memory) {
     if (ker.transpose_c == nullptr) return RIDGE_INVALID_ARGUMENT;  // dispatch never sends such a kernel here
-    return sweep(transposed_problem(g), ker, threads, SweepOutput{ker.transpose_c});
+    return sweep(transposed_problem(g), ker, threads, b_from_memory, SweepOutput{ker.transpose_c});
 }
 
 }  // namespace ridge
