@@ -663,9 +663,10 @@ void expect_same_bits_on_2_and_3_threads(ridge::GemmPlan plan, int64_t m, int64_
 // The driver's skinny path (few columns, A untransposed, read in place) with
 // each kernel that has one: m around the MR tiles and the prefetch distance,
 // every n up to the widest the path takes in a spread (column groups of
-// uneven widths, one to eleven groups), k around the chunk lengths (16, 32
-// and 64 steps: A streamed from memory and from a cache), B as stored both
-// ways, padded leading dimensions, and 1 and 3 threads (rows split between them).
+// uneven widths, one to eleven groups), k around the chunk lengths (8, 16, 32
+// and 64 steps: A streamed from memory, at a column stride of 4 KiB too, and
+// from a cache), B as stored both ways, padded leading dimensions, and 1 and 3
+// threads (rows split between them).
 TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 11;
     SCOPED_TRACE(seed_note(seed));
@@ -679,18 +680,23 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
         const int64_t MR = ker->MR;
         const int64_t ms[] = {MR * 2, MR * 2 + 1, MR * 5 - 3, MR * 7 + 17};
         const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 37, 64, ridge::kSkinnyMaxN};
-        for (bool from_memory : {true, false})
+        // A from memory; from memory with its columns 4 KiB apart (lda 1024: 8-step
+        // chunks up to 8 columns of C); from a cache.
+        const char* regimes[] = {"A from memory", "A from memory, lda 1024", "A from a cache"};
+        for (int regime : {0, 1, 2})
         for (int64_t m : ms)
             for (int64_t n : ns)
                 for (int64_t k : {1, 15, 16, 17, 33, 70}) {
-                    SCOPED_TRACE(from_memory ? "A from memory" : "A from a cache");
-                    plan.a_from_memory = from_memory;
+                    SCOPED_TRACE(regimes[regime]);
+                    plan.a_from_memory = regime < 2;
                     Call call;
                     call.m = m, call.n = n, call.k = k;
                     const int t = int((m + n + k) % 4);
                     call.tb = t & 1;
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
-                    call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
+                    call.lda_pad = regime == 1 ? 1024 - m : t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
+                    if (regime == 1 && n <= 8)
+                        ASSERT_EQ(8, ridge::skinny_chunk_columns(n, ridge::Dtype::f32, true, call.lda()));
                     plan.threads = (k % 2 == 1) ? 3 : 1;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
@@ -717,11 +723,11 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
             const int64_t block = ridge::skinny_block_rows(n, ker->MR);
             ASSERT_EQ(block % ker->MR, 0);
             plan.a_from_memory = from_memory;
-            const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory) + 7;
             for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
+                const int t = serial++ % 4;
+                const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, from_memory, m + t) + 7;
                 Call call;
                 call.m = m, call.n = n, call.k = k;
-                const int t = serial++ % 4;
                 call.tb = t & 1;
                 call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                 call.lda_pad = t, call.ldc_pad = 3;
@@ -850,8 +856,8 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
         const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR);
         const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
         for (const auto& [m, n] : shapes) {
-            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory) + 5;
             const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
+            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory, lda) + 5;
             std::vector<float> a(size_t(lda * k)), b(size_t(k * n)), c0(size_t(ldc * n));
             for (float& x : a) x = dist(rng);
             for (float& x : b) x = dist(rng);

@@ -114,9 +114,9 @@ constexpr int64_t kSkinnyMaxN = 128;
 // a_from_memory: A is larger than the last-level cache (GemmPlan::a_from_memory).
 ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads, bool a_from_memory);
 // Columns of A (k steps) per chunk of that sweep, for n columns of C, A of
-// type `input`, streamed from memory or read from a cache; C is read and
-// written once per chunk.
-int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory);
+// type `input`, streamed from memory or read from a cache, its columns lda
+// elements apart; C is read and written once per chunk.
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda);
 // Rows of C per block of that sweep, nominally (a whole number of MR tiles;
 // the sweep makes its blocks equal, each at most an eighth more): each block
 // runs all of its chunks before the next, so its C stays in L2.

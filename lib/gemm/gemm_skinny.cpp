@@ -68,9 +68,23 @@ namespace {
 // (1024 x 2 / 4 x 256 0.99, 2048 x 2 x 512 0.91, 1000 x 4 x 300 1.26), so they
 // keep 16. The same build lost 0.72 / 0.81 at 4096 x 8 / 16 x 4096 (64 MiB,
 // from memory), which keeps the rule above.
+// An fp32 A from memory whose columns lie a multiple of 4 KiB apart (4096 x n
+// x 4096, a decode step's shape) streams worse the more columns it reads at
+// once: 16 columns visited a tile (128 bytes) at a time read 22-27 GB/s in a
+// load-only loop there against 36-40 at 4112 rows, the same 16 columns at a
+// column stride off the power of two. 8 columns do better there, so up to 8
+// columns of C that A takes 8-column chunks. Paired against 16 columns
+// (`ridge-ab OLD NEW 4096 n 4096 11`, 1 thread): n = 2 1.34-1.37, 4
+// 1.22-1.26, 6 1.21-1.23, 7 1.17, 8 1.02-1.12; 8192 x 4 x 8192 1.22; 2
+// threads n = 4 1.21-1.26; malloc'ed matrices (OFFSET=4) n = 4 1.27. From 9
+// to 12 columns it measured 0.90-1.11 from run to run, so they keep 16. At
+// 4112 rows it lost (n = 4 0.93), and from a cache it changed nothing (1024 x
+// 4 x 256 1.00), nor for a 16-bit A (fp16 n = 4 1.01, bf16 0.96).
 constexpr int64_t kMaxChunkColumns = 64;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
+constexpr int64_t kPowerOfTwoStrideMaxColumns = 8;  // up to it, 8-column chunks (see above)
+constexpr int64_t kPowerOfTwoStrideChunk = 8;
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -304,14 +318,16 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 }  // namespace
 
-int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory) {
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda) {
+    const bool f32_from_memory = a_from_memory && dtype_bytes(input) == 4;
+    if (f32_from_memory && (lda * 4) % 4096 == 0 && n <= kPowerOfTwoStrideMaxColumns) return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
-    if (a_from_memory && dtype_bytes(input) == 4 && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
+    if (f32_from_memory && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
     return kMaxChunkColumns;
 }
 
 bool skinny_uses_c_scratch(const GemmArgs& g, bool a_from_memory) {
-    return uses_c_scratch(g, skinny_chunk_columns(g.n, g.input, a_from_memory));
+    return uses_c_scratch(g, skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda));
 }
 
 int64_t skinny_block_rows(int64_t n, int64_t MR) {
@@ -347,7 +363,7 @@ namespace {
 ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory, SweepOutput out) {
     const RowTiles tiles = row_tiles(g, ker.MR);
     const int64_t count = tiles.count();
-    const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory);
+    const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda);
     const int64_t block_rows = skinny_largest_block_rows(g.n, ker.MR);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
