@@ -792,8 +792,11 @@ TEST(Gemm16, Fp16SubnormalInputsHonoured) {
 // dot-product instructions (vdpbf16ps, forced by RIDGE_ISA=avx512bf16, and
 // AMX's tdpbf16ps, the default where the OS grants AMX) treat subnormal inputs as
 // zero and flush subnormal results to zero (Intel SDM; the kernels' own comments
-// say so); the converting paths honour both. Whichever kernel this process runs,
-// its behaviour is asserted exactly (what ridge.h promises is the next test's):
+// say so); the converting paths honour both, and so do the in-place paths the
+// vdpbf16ps kernel leaves to the converting kernels (at most 16 rows or columns
+// of C: GemmChoice::in_place_sibling). Whichever kernel this process runs, its
+// behaviour is asserted exactly, on a C of 20 x 18 (the blocked path) and of
+// 3 x 2 (few rows) (what ridge.h promises is the next test's):
 //   inputs:  A(i, p) = s * 2^-133 (bf16 subnormal), B = 2^100: each product
 //            s * 2^-33 is a normal fp32, so honoured gives sum_p s_p * 2^-33
 //            exactly, DAZ gives exactly 0;
@@ -802,8 +805,13 @@ TEST(Gemm16, Fp16SubnormalInputsHonoured) {
 // m and n are at least 2: a single row or column of C goes to the GEMV path
 // instead of the GEMM kernel (VectorShapes* below).
 TEST(Gemm16, Bf16SubnormalsFollowTheKernel) {
-    const bool daz = runs_bf16_instructions(Half::bf16);
-    SCOPED_TRACE(kc_note(Half::bf16) + (daz ? ": expecting DAZ/FTZ (vdpbf16ps)" : ": expecting subnormals honoured"));
+    const bool daz_blocked = runs_bf16_instructions(Half::bf16);
+    // Few rows run in place: on the chosen kernel's own few-rows kernel, or on the
+    // converting sibling's; only AMX keeps the narrow shapes on its own tile kernel.
+    const bool daz_narrow = daz_blocked && choice_of(Half::bf16).in_place_sibling == nullptr &&
+                            choice_of(Half::bf16).kernel->few_rows == nullptr;
+    SCOPED_TRACE(kc_note(Half::bf16) + (daz_blocked ? ": expecting DAZ/FTZ (vdpbf16ps) on 20 x 18"
+                                                    : ": expecting subnormals honoured"));
     const uint16_t two_100 = round_to_bf16(std::ldexp(1.0, 100));
     const uint16_t two_m70 = round_to_bf16(std::ldexp(1.0, -70));
     ASSERT_EQ(std::ldexp(1.0, 100), bf16_value(two_100));
@@ -811,9 +819,11 @@ TEST(Gemm16, Bf16SubnormalsFollowTheKernel) {
     for (const EntryInfo& e : kEntries) {
         if (e.input != Half::bf16) continue;
         SCOPED_TRACE(e.name);
+        for (const auto& [m, n, daz] : {std::tuple<int64_t, int64_t, bool>{20, 18, daz_blocked},
+                                        std::tuple<int64_t, int64_t, bool>{3, 2, daz_narrow}})
         for (int64_t k : {1, 2, 3, 8, 17}) {
-            // Inputs: m = 3 rows, A(i, p) = (i + p + 1) * 2^-133 with alternating signs.
-            const int64_t m = 3, n = 2;
+            SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k));
+            // Inputs: A(i, p) = (i + p + 1) * 2^-133 with alternating signs.
             std::vector<uint16_t> a(size_t(m * k)), b(size_t(k * n), two_100);
             for (int64_t i = 0; i < m; ++i)
                 for (int64_t p = 0; p < k; ++p)
@@ -830,14 +840,18 @@ TEST(Gemm16, Bf16SubnormalsFollowTheKernel) {
                     EXPECT_EQ(daz ? 0.0 : exact, double(c[size_t(i + j * m)])) << "subnormal inputs, k=" << k << " C(" << i << "," << j << ")";
             }
         }
-        // Results: 2 x 2 x 2, every element 2^-70.
-        const uint16_t a[] = {two_m70, two_m70, two_m70, two_m70};
-        float c[4] = {quiet_nan(), quiet_nan(), quiet_nan(), quiet_nan()};
-        Call call;
-        call.m = 2, call.n = 2, call.k = 2;
-        ASSERT_TRUE(call_entry(e, call, a, a, c, nullptr));
-        const double want = daz ? 0.0 : std::ldexp(1.0, -139);
-        for (int q = 0; q < 4; ++q) EXPECT_EQ(want, double(c[q])) << "subnormal result, element " << q;
+        // Results: m x n x 2, every element of A and B 2^-70.
+        for (const auto& [m, n, daz] : {std::tuple<int64_t, int64_t, bool>{20, 18, daz_blocked},
+                                        std::tuple<int64_t, int64_t, bool>{2, 2, daz_narrow}}) {
+            SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x 2");
+            const std::vector<uint16_t> a(size_t(m * 2), two_m70), b(size_t(2 * n), two_m70);
+            std::vector<float> c(size_t(m * n), quiet_nan());
+            Call call;
+            call.m = m, call.n = n, call.k = 2;
+            ASSERT_TRUE(call_entry(e, call, a.data(), b.data(), c.data(), nullptr));
+            const double want = daz ? 0.0 : std::ldexp(1.0, -139);
+            for (size_t q = 0; q < c.size(); ++q) EXPECT_EQ(want, double(c[q])) << "subnormal result, element " << q;
+        }
     }
 }
 
@@ -868,29 +882,33 @@ TEST(Gemm16, Bf16SubnormalsHonouredWhenConverting) {
     }
 }
 
-// ridge.h's promise, as written: bf16 subnormals are flushed only where bf16 runs
-// on vdpbf16ps ("elsewhere bf16 subnormals are honoured"). The AMX kernel flushes
-// them too (tdpbf16ps), so in a process whose bf16 kernel is the AMX one (the
-// default on this project's AMX machine, and RIDGE_ISA=amx) the documented
-// behaviour and the real one disagree, and this test fails until ridge.h (or
-// the kernel choice) is brought in line. Observed through a 2 x 2 x 1 product (a
-// matrix shape, so the GEMM kernel runs): a bf16 subnormal 2^-133 times 2^100 is
-// 2^-33 when honoured, 0 when flushed.
+// ridge.h's promise, as written: bf16 subnormals are flushed where bf16 runs on
+// vdpbf16ps or AMX tiles, except that with the vdpbf16ps kernel a C of at most 16
+// rows or columns runs on the converting kernels and honours them; elsewhere
+// they are honoured. Observed through products of a bf16 subnormal 2^-133 and
+// 2^100 (2^-33 when honoured, 0 when flushed) on a 20 x 18 C (the GEMM kernel
+// of the blocked path) and a 2 x 2 one (few rows; not GEMV, which takes one row
+// or column).
 TEST(Gemm16, Bf16SubnormalsAsRidgeHDocumentsThem) {
     const ridge::GemmKernel& ker = *choice_of(Half::bf16).kernel;
-    // ridge.h: the vdpbf16ps and AMX (tdpbf16ps) kernels flush bf16 subnormals; the convert path honours them.
     const std::string kernel_name = ker.name;
-    const bool documented_flush = kernel_name.find("avx512bf16") != std::string::npos ||
-                                  kernel_name.find("__amx") != std::string::npos;
-    const uint16_t a[] = {0x0001, 0x0001}, b[] = {round_to_bf16(std::ldexp(1.0, 100)), round_to_bf16(std::ldexp(1.0, 100))};
-    float c[4] = {quiet_nan(), quiet_nan(), quiet_nan(), quiet_nan()};
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 2, 2, 1, 1.0f, a, 2, b,
-                                             1, 0.0f, c, 2));
-    for (float x : c) ASSERT_TRUE(x == c[0] && (x == 0.0f || double(x) == std::ldexp(1.0, -33))) << x;
-    const bool flushed = c[0] == 0.0f;
-    EXPECT_EQ(documented_flush, flushed)
-        << "bf16 runs on " << ker.name << ", which " << (flushed ? "flushes" : "honours")
-        << " bf16 subnormals; ridge.h says they are flushed on vdpbf16ps and AMX and honoured elsewhere";
+    const bool vdpbf16ps = kernel_name.find("avx512bf16") != std::string::npos;
+    const bool amx = kernel_name.find("__amx") != std::string::npos;
+    for (const int64_t m : {20, 2}) {
+        const int64_t n = m == 20 ? 18 : 2;
+        const bool documented_flush = amx || (vdpbf16ps && std::min(m, n) > 16);
+        SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x 1");
+        const std::vector<uint16_t> a(size_t(m), 0x0001), b(size_t(n), round_to_bf16(std::ldexp(1.0, 100)));
+        std::vector<float> c(size_t(m * n), quiet_nan());
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, 1, 1.0f,
+                                                 a.data(), m, b.data(), 1, 0.0f, c.data(), m));
+        for (float x : c) ASSERT_TRUE(x == c[0] && (x == 0.0f || double(x) == std::ldexp(1.0, -33))) << x;
+        const bool flushed = c[0] == 0.0f;
+        EXPECT_EQ(documented_flush, flushed)
+            << "bf16 runs on " << ker.name << ", and this C " << (flushed ? "flushed" : "honoured")
+            << " bf16 subnormals; ridge.h says they are flushed on vdpbf16ps (beyond 16 rows and columns of C) and "
+               "AMX, honoured elsewhere";
+    }
 }
 
 // ---- Threads ----

@@ -925,10 +925,10 @@ TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
 }
 
 // C = op(A) * B through the dispatcher on 16-bit ones (`one`: the type's 1.0),
-// m x n x k with A transposed or not, reporting: the path the report names, or
-// a failure when the call fails or some C element is not k.
+// m x n x k with A transposed or not, reporting: the path the report names (and
+// the kernel, when asked), or a failure when the call fails or some C element is not k.
 ::testing::AssertionResult dispatched_path(ridge::Dtype input, uint16_t one, bool ta, int64_t m, int64_t n, int64_t k,
-                                           std::string* path) {
+                                           std::string* path, std::string* kernel = nullptr) {
     std::vector<uint16_t> a(size_t(m * k), one), b(size_t(k * n), one);
     std::vector<float> c(size_t(m * n), quiet_nan());
     ridge::GemmArgs g;
@@ -942,6 +942,7 @@ TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
     if (status != RIDGE_SUCCESS || ridge_last_report(&r) != RIDGE_SUCCESS)
         return ::testing::AssertionFailure() << "call or report failed";
     *path = r.path;
+    if (kernel != nullptr) *kernel = r.kernel;
     for (int64_t i = 0; i < m * n; ++i)
         if (c[size_t(i)] != float(k)) return ::testing::AssertionFailure() << "element " << i << " " << c[size_t(i)];
     return ::testing::AssertionSuccess();
@@ -1058,6 +1059,33 @@ TEST(Driver16, DispatchTakesRowsInPlaceForFewColumnsOfATransposedA) {
         std::string path;
         ASSERT_TRUE(dispatched_path(ridge::Dtype::bf16, 0x3f80, cs.ta, 300, cs.n, 200, &path)) << "n=" << cs.n;
         EXPECT_EQ(cs.path, path) << "n=" << cs.n << (cs.ta ? " A transposed" : "");
+    }
+}
+
+// bf16 on the vdpbf16ps kernel, which has no kernels that read an operand in
+// place: up to 16 rows or columns of C the dispatcher sends few columns (A
+// either way) and few rows to the in-place paths on the converting kernel's
+// kernels (GemmChoice::in_place_sibling), and wider C to the blocked path on
+// vdpbf16ps; the report names both, and C is right either way.
+TEST(Driver16, Bf16OnVdpbf16psReadsNarrowShapesInPlace) {
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::bf16);
+    if (choice.in_place_sibling == nullptr)
+        GTEST_SKIP() << "bf16 runs on " << choice.kernel->name << ", which needs no sibling for the in-place paths";
+    struct Case {
+        bool ta;
+        int64_t m, n;
+        const char* path;
+        bool sibling;
+    };
+    for (const Case& cs : {Case{false, 300, 4, "skinny", true}, Case{false, 300, 16, "skinny", true},
+                           Case{false, 300, 17, "blocked", false}, Case{false, 8, 300, "skinny_m", true},
+                           Case{false, 16, 300, "skinny_m", true}, Case{false, 17, 300, "blocked", false},
+                           Case{true, 300, 8, "skinny_trans_a", true}}) {
+        SCOPED_TRACE(std::to_string(cs.m) + " x " + std::to_string(cs.n) + (cs.ta ? " A transposed" : ""));
+        std::string path, kernel;
+        ASSERT_TRUE(dispatched_path(ridge::Dtype::bf16, 0x3f80, cs.ta, cs.m, cs.n, 200, &path, &kernel));
+        EXPECT_EQ(cs.path, path);
+        EXPECT_EQ(cs.sibling ? choice.in_place_sibling->name : choice.kernel->name, kernel);
     }
 }
 

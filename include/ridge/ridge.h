@@ -87,8 +87,11 @@ RIDGE_API ridge_status ridge_sgemm_batch_strided(ridge_layout layout, ridge_tran
  * vdpbf16ps where it outruns fp32 FMA (measured at first use), else a
  * conversion to fp32 while packing. tdpbf16ps and vdpbf16ps treat bf16
  * subnormal inputs as zero and flush subnormal results to zero (Intel SDM);
- * the conversion path, and problems with one row or column of C (computed as
- * GEMV), honour them. fp16 subnormals are honoured everywhere. */
+ * the conversion path honours them, and so do problems with one row or column
+ * of C (computed as GEMV) and, where bf16 runs on vdpbf16ps, the paths that
+ * read an operand in place, which take most problems with at most 16 rows or
+ * columns of C and convert as they read (RIDGE_REPORT=1 names each call's
+ * path and kernel). fp16 subnormals are honoured everywhere. */
 RIDGE_API ridge_status ridge_gemm_f16(ridge_layout layout, ridge_transpose trans_a,
                                       ridge_transpose trans_b, int64_t m, int64_t n, int64_t k,
                                       float alpha, const uint16_t *a, int64_t lda, const uint16_t *b,

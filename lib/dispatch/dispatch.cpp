@@ -86,6 +86,19 @@ constexpr int64_t kSkinnyMaxColumns = 64;
 // 64 0.96, 80 0.83.
 constexpr int64_t kSkinnyMaxColumnsBf16 = 64;
 constexpr int64_t kSkinnyMaxColumnsF16 = 32;
+// bf16 on the vdpbf16ps kernel (GemmChoice::in_place_sibling) has no kernels
+// that read an operand in place: with it alone, a decode step's few columns
+// or few rows were packed for the blocked path. Up to this many rows or
+// columns of C the in-place paths run on the converting kernel's kernels
+// instead (A or B widened to fp32 as read); beyond, the blocked path's
+// vdpbf16ps (twice an FMA's flops per instruction) wins even so. Measured on
+// the Zen 5 VM, 1 thread, GFLOP/s, vdpbf16ps blocked / in place converting
+// (RIDGE_ISA=avx512), 4096 x n x 4096: n = 4 37.7 / 86.7, 8 71.3 / 143.9, 16
+// 119.7 / 144.5, 20 145.2 / 155.7, 24 174.5 / 157.5, 32 196.5 / 160.1, 64
+// 260.0 / 153.5; m x 4096 x 4096: m = 8 58.6 / 116.9, 16 119.0 / 135.3, 32
+// 235.3 / 196.8, 48 224.9 / 161.9; TN n = 4 50.9 / 110.1, 8 98.3 / 114.8, 16
+// 131.9 / 128.8; NT m = 16 71.8 / 143.5, 64 233.4 / 167.0.
+constexpr int64_t kInPlaceSiblingMaxWidth = 16;
 // How far ahead the GEMV kernels prefetch an A that comes from DRAM: 256
 // elements, 8 lines of 16-bit and 16 of fp32 per column, the best measured
 // for either (gemv_avx512.cpp has the figures).
@@ -314,7 +327,14 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) > cfg.stream_c_min_bytes;
 }
 
-// Whether op(A) is (GemmPlan::a_from_memory).
+// The kernel the in-place paths (few rows or columns) take their kernels from:
+// the chosen one, or its sibling where it has none, for narrow enough C.
+const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
+    const bool sibling = choice.in_place_sibling != nullptr && std::min(g.m, g.n) <= kInPlaceSiblingMaxWidth;
+    return sibling ? *choice.in_place_sibling : *choice.kernel;
+}
+
+// Whether op(A) is larger than the last-level cache (GemmPlan::a_from_memory).
 bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.m) * double(g.k) > cfg.stream_c_min_bytes;
 }
@@ -399,6 +419,13 @@ void print_config(const RuntimeConfig& cfg) {
     }
     std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
+    for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})
+        if (const GemmKernel* sibling = cfg.gemm(input).in_place_sibling)
+            std::fprintf(stderr,
+                         "ridge: %s with at most %lld rows or columns of C: the in-place paths on %s's kernels "
+                         "(converting; subnormals honoured), which %s lacks\n",
+                         dtype_name(input), (long long)kInPlaceSiblingMaxWidth, sibling->name,
+                         cfg.gemm(input).kernel->name);
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
@@ -444,6 +471,7 @@ void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
     if (choice.kernel->isa != Isa::avx512bf16) return;
     if (isa_forced) {
         cfg.bf16_reason = "vdpbf16ps kernel: forced by RIDGE_ISA";
+        choice.in_place_sibling = find_gemm_kernel(Dtype::bf16, Isa::avx512);
         return;
     }
     const double native = probe_rate(probe_dpbf16__avx512bf16);
@@ -453,6 +481,7 @@ void choose_bf16_path(RuntimeConfig& cfg, bool isa_forced) {
                   fp32 * 1e-9);
     if (native > 1.2 * fp32) {
         cfg.bf16_reason.set("vdpbf16ps kernel: %s", line);
+        choice.in_place_sibling = find_gemm_kernel(Dtype::bf16, Isa::avx512);
         return;
     }
     choice.kernel = find_gemm_kernel(Dtype::bf16, Isa::avx512);
@@ -682,15 +711,18 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
     plan.threads = threads_for(flops, cfg.min_flops_per_thread);
-    plan.skinny_m_path = use_skinny_m_path(*plan.kernel, args);
-    plan.skinny_path = !plan.skinny_m_path && use_skinny_path(cfg, *plan.kernel, args);
-    plan.skinny_trans_a_path = !plan.skinny_m_path && !plan.skinny_path &&
-                               use_skinny_trans_a_path(*plan.kernel, args);
+    // The kernel whose skinny and few-rows kernels the in-place paths would run.
+    const GemmKernel& reader = in_place_reader(choice, args);
+    plan.skinny_m_path = use_skinny_m_path(reader, args);
+    plan.skinny_path = !plan.skinny_m_path && use_skinny_path(cfg, reader, args);
+    plan.skinny_trans_a_path = !plan.skinny_m_path && !plan.skinny_path && use_skinny_trans_a_path(reader, args);
     plan.rows_in_place_path = !plan.skinny_m_path && !plan.skinny_path &&
                               !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
     plan.skinny_trans_b_path = !plan.skinny_m_path && !plan.skinny_path &&
                                !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
-                               use_skinny_trans_b_path(cfg, *plan.kernel, args);
+                               use_skinny_trans_b_path(cfg, reader, args);
+    if (plan.skinny_m_path || plan.skinny_path || plan.skinny_trans_a_path || plan.skinny_trans_b_path)
+        plan.kernel = &reader;
     plan.stream_c = use_streaming_c(cfg, plan, args);
     return run_gemm(args, plan);
 }

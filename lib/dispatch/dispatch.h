@@ -15,6 +15,11 @@ struct GemmChoice {
     const GemmKernel* kernel = nullptr;
     BlockingParams blocking;
     bool blocking_from_profile = false;  // else from the Low et al. model
+    // When `kernel` has no kernels that read an operand in place (skinny, few
+    // rows: bf16 on the vdpbf16ps kernel), the same input type's kernel whose
+    // kernels the in-place paths run instead, up to kInPlaceSiblingMaxWidth
+    // rows or columns of C (dispatch.cpp); else null.
+    const GemmKernel* in_place_sibling = nullptr;
 };
 
 // What the library decided once, at first use.
