@@ -434,10 +434,13 @@ void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParam
 void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, ridge::Dtype input,
                              double seconds, Crossover* out) {
     if (kernel.skinny == nullptr) return;
+    constexpr int64_t kRows = 4096, kDepth = 4096;  // the decode benchmark's weight matrix: A from memory
     ridge::GemmPlan skinny = blocked_plan(kernel, blocking, 1);
     skinny.skinny_path = true;
+    // The sweep's chunk the dispatcher would pick for this A (gemm_skinny.cpp).
+    skinny.a_from_memory = ridge::exceeds_last_level_cache(
+        ridge::runtime_config(), double(ridge::dtype_bytes(input)) * double(kRows) * double(kDepth));
     const ridge::GemmPlan blocked = blocked_plan(kernel, blocking, 1);
-    constexpr int64_t kRows = 4096, kDepth = 4096;  // the decode benchmark's weight matrix: A from memory
     const auto t0 = std::chrono::steady_clock::now();
     HostSpeed host(kernel);
     host.now();

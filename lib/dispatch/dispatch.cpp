@@ -324,7 +324,7 @@ bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmA
 
 // Whether op(B) is larger than the last-level cache (GemmPlan::b_from_memory).
 bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
-    return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) > cfg.stream_c_min_bytes;
+    return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.k) * double(g.n));
 }
 
 // The kernel the in-place paths (few rows or columns) take their kernels from:
@@ -336,7 +336,7 @@ const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
 
 // Whether op(A) is larger than the last-level cache (GemmPlan::a_from_memory).
 bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
-    return double(dtype_bytes(g.input)) * double(g.m) * double(g.k) > cfg.stream_c_min_bytes;
+    return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.m) * double(g.k));
 }
 
 }  // namespace
@@ -609,6 +609,8 @@ RuntimeConfig make_config() {
 }
 
 }  // namespace
+
+bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes) { return bytes > cfg.stream_c_min_bytes; }
 
 const RuntimeConfig& runtime_config() {
     static const RuntimeConfig cfg = make_config();

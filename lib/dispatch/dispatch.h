@@ -74,6 +74,10 @@ int threads_for(double flops);
 // deeper, 64 x 64 x 4096 0.97, 128 x 256 x 2048 0.97, 512 x 128 x 1024 0.98.
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k);
 
+// Whether an operand of `bytes` is larger than the last-level cache, so that a
+// call streams it from memory (GemmPlan::a_from_memory and b_from_memory).
+bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes);
+
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);
 
