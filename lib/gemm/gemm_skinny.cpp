@@ -83,8 +83,9 @@ namespace {
 constexpr int64_t kMaxChunkColumns = 64;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
-constexpr int64_t kPowerOfTwoStrideMaxColumns = 8;  // up to it, 8-column chunks (see above)
-constexpr int64_t kPowerOfTwoStrideChunk = 8;
+constexpr int64_t kPowerOfTwoStrideBytes = 4096;  // A's columns a multiple of this apart:
+constexpr int64_t kPowerOfTwoStrideMaxColumns = 8;  // up to this many columns of C,
+constexpr int64_t kPowerOfTwoStrideChunk = 8;       // chunks of this many (see above)
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -320,7 +321,8 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda) {
     const bool f32_from_memory = a_from_memory && dtype_bytes(input) == 4;
-    if (f32_from_memory && (lda * 4) % 4096 == 0 && n <= kPowerOfTwoStrideMaxColumns) return kPowerOfTwoStrideChunk;
+    const bool power_of_two_stride = (lda * int64_t(sizeof(float))) % kPowerOfTwoStrideBytes == 0;
+    if (f32_from_memory && power_of_two_stride && n <= kPowerOfTwoStrideMaxColumns) return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
     if (f32_from_memory && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
     return kMaxChunkColumns;
