@@ -334,7 +334,7 @@ TEST(Report, FewRowsOfBTransposedRunTheSkinnyPathOnCTransposed) {
     ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
     ASSERT_STREQ("skinny_trans_b", r.path);
     // The sweep's A is B here: its chunk depends on whether B fits the last-level cache.
-    const bool b_from_memory = 4.0 * double(n) * double(k) > ridge::runtime_config().stream_c_min_bytes;
+    const bool b_from_memory = ridge::exceeds_last_level_cache(ridge::runtime_config(), 4.0 * double(n) * double(k));
     const double chunks = double(ceil_div(k, ridge::skinny_chunk_columns(m, ridge::Dtype::f32, b_from_memory, n)));
     EXPECT_DOUBLE_EQ(8.0 * m * n * chunks, r.l2_to_l1_bytes);
     EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
