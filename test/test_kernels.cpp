@@ -566,59 +566,67 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
     }
 }
 
-// The skinny kernel (for kernels that have one): A read in place at a column
-// stride, B as a k-major chunk with a row stride above nr; every tile size mr x
-// nr up to MR x NR, k around the kernel's unrolling, beta = 0 (NaN in C must
-// not survive), 1 (the chunks after the first) and others, the A prefetch on
-// and off; C's rows past mr and its guard band untouched, A and B ending at an
-// inaccessible page.
+// The skinny kernels (for kernels that have them): A read in place at a
+// column stride, B as a k-major chunk with a row stride above nr; every tile
+// size mr x nr up to the tile's (MR x NR for GemmKernel::skinny, 48 x 8 for
+// skinny_tall, whose tiles of at most 32 rows run the other's code), k around
+// the kernel's unrolling, beta = 0 (NaN in C must not survive), 1 (the chunks
+// after the first) and others, the A prefetch on and off; C's rows past mr and
+// its guard band untouched, A and B ending at an inaccessible page.
+void check_skinny_kernel(ridge::GemmSkinnyUkr skinny, const std::string& name, int64_t MR, int64_t NR,
+                         std::mt19937& rng) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const float scalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 1.0f}, {2.0f, -1.5f}, {0.75f, 0.0f}};
+    int serial = 0;
+    for (int64_t mr = 1; mr <= MR; ++mr)
+        for (int64_t nr = 1; nr <= NR; ++nr)
+            for (int64_t k : {1, 2, 7, 16}) {
+                const float alpha = scalars[serial % 5][0], beta = scalars[serial % 5][1];
+                const bool prefetch = serial % 2 == 1;
+                ++serial;
+                const int64_t lda = mr + serial % 3;
+                const int64_t b_step = nr + serial % 4;  // the chunk holds all n >= nr columns
+                const size_t na = size_t(lda * (k - 1) + mr);
+                const size_t nb = size_t((k - 1) * b_step + nr);
+                Fenced a(na), b(nb);
+                for (size_t i = 0; i < na; ++i) a.data()[i] = dist(rng);
+                for (size_t i = 0; i < nb; ++i) b.data()[i] = dist(rng);
+                Guarded c({mr, nr}, mr + 3);
+                c.fill_random(rng);
+                if (beta == 0.0f) c.fill(quiet_nan());
+
+                skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
+                       prefetch ? a.data() : nullptr);
+
+                SCOPED_TRACE(name + " mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " k=" +
+                             std::to_string(k) + " alpha=" + std::to_string(alpha) + " beta=" +
+                             std::to_string(beta) + (prefetch ? " prefetch" : ""));
+                const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
+                for (int64_t j = 0; j < nr; ++j)
+                    for (int64_t i = 0; i < mr; ++i) {
+                        double sum = 0.0;
+                        for (int64_t p = 0; p < k; ++p)
+                            sum += double(a.data()[i + p * lda]) * double(b.data()[p * b_step + j]);
+                        const double want =
+                            double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
+                        ASSERT_NEAR(want, c.at(i, j), bound) << "(" << i << "," << j << ")";
+                    }
+                ASSERT_TRUE(c.untouched_outside());
+            }
+}
+
 TEST(Kernels, SkinnyKernelsOnInPlaceOperands) {
     const uint32_t seed = test_seed() + 10;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    const float scalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 1.0f}, {2.0f, -1.5f}, {0.75f, 0.0f}};
     int kernels = 0;
     for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
         if (ker.skinny == nullptr || ker.input != ridge::Dtype::f32 || !ridge::cpu_supports(ker.isa)) continue;
         ++kernels;
-        int serial = 0;
-        for (int64_t mr = 1; mr <= ker.MR; ++mr)
-            for (int64_t nr = 1; nr <= ker.NR; ++nr)
-                for (int64_t k : {1, 2, 7, 16}) {
-                    const float alpha = scalars[serial % 5][0], beta = scalars[serial % 5][1];
-                    const bool prefetch = serial % 2 == 1;
-                    ++serial;
-                    const int64_t lda = mr + serial % 3;
-                    const int64_t b_step = nr + serial % 4;  // the chunk holds all n >= nr columns
-                    const size_t na = size_t(lda * (k - 1) + mr);
-                    const size_t nb = size_t((k - 1) * b_step + nr);
-                    Fenced a(na), b(nb);
-                    for (size_t i = 0; i < na; ++i) a.data()[i] = dist(rng);
-                    for (size_t i = 0; i < nb; ++i) b.data()[i] = dist(rng);
-                    Guarded c({mr, nr}, mr + 3);
-                    c.fill_random(rng);
-                    if (beta == 0.0f) c.fill(quiet_nan());
-
-                    ker.skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
-                                   prefetch ? a.data() : nullptr);
-
-                    SCOPED_TRACE(std::string(ker.name) + " skinny mr=" + std::to_string(mr) +
-                                 " nr=" + std::to_string(nr) + " k=" + std::to_string(k) + " alpha=" +
-                                 std::to_string(alpha) + " beta=" + std::to_string(beta) +
-                                 (prefetch ? " prefetch" : ""));
-                    const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
-                    for (int64_t j = 0; j < nr; ++j)
-                        for (int64_t i = 0; i < mr; ++i) {
-                            double sum = 0.0;
-                            for (int64_t p = 0; p < k; ++p)
-                                sum += double(a.data()[i + p * lda]) * double(b.data()[p * b_step + j]);
-                            const double want =
-                                double(alpha) * sum + (beta == 0.0f ? 0.0 : double(beta) * double(c.saved_at(i, j)));
-                            ASSERT_NEAR(want, c.at(i, j), bound) << "(" << i << "," << j << ")";
-                        }
-                    ASSERT_TRUE(c.untouched_outside());
-                }
+        check_skinny_kernel(ker.skinny, std::string(ker.name) + " skinny", ker.MR, ker.NR, rng);
+        if (ker.skinny_tall != nullptr)
+            check_skinny_kernel(ker.skinny_tall, std::string(ker.name) + " skinny_tall", ridge::kSkinnyTallMR,
+                                ridge::kSkinnyTallNR, rng);
     }
     if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
@@ -701,6 +709,71 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
     }
+}
+
+// Which tile the skinny sweep runs (gemm_skinny.cpp, uses_tall_tiles): a spy
+// kernel counts the calls to each of the kernel's two skinny kernels, which it
+// forwards, so C is still checked.
+struct SkinnySpy {
+    const ridge::GemmKernel* real = nullptr;
+    int own = 0, tall = 0;
+};
+SkinnySpy g_skinny_spy;  // one thread only (plan.threads = 1)
+void spy_skinny_own(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
+                    int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+    ++g_skinny_spy.own;
+    g_skinny_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+}
+void spy_skinny_tall(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
+                     int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+    ++g_skinny_spy.tall;
+    g_skinny_spy.real->skinny_tall(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+}
+
+// The tall tile where its groups of 8 columns are full and the kernel's own
+// are narrower than 12 (or n <= 8), for an fp32 A from memory only at a
+// column stride of a multiple of 4 KiB and more than 8 columns; the kernel's
+// own tile everywhere else.
+TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
+    const uint32_t seed = test_seed() + 16;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel* real : kernels_with_skinny_path()) {
+        if (real->skinny_tall == nullptr || real->NR != 12) continue;
+        ++kernels;
+        ridge::GemmKernel spy = *real;
+        spy.skinny = &spy_skinny_own;
+        spy.skinny_tall = &spy_skinny_tall;
+        ridge::GemmPlan plan = plan_with_model_blocking(*real);
+        plan.kernel = &spy;
+        plan.skinny_path = true;
+        plan.threads = 1;
+        struct Case {
+            bool from_memory;
+            int64_t n, lda;
+            bool tall;
+        };
+        const Case cases[] = {
+            {false, 4, 200, true},    {false, 8, 1024, true},   {false, 16, 200, true},  {false, 32, 1024, true},
+            {false, 64, 200, true},   {false, 12, 1024, false}, {false, 20, 200, false}, {false, 24, 1024, false},
+            {false, 48, 200, false},  {true, 16, 1024, true},   {true, 64, 2048, true},  {true, 8, 1024, false},
+            {true, 4, 1024, false},   {true, 16, 1028, false},  {true, 24, 1024, false}, {true, 12, 1024, false},
+        };
+        for (const Case& t : cases) {
+            SCOPED_TRACE(std::string(real->name) + (t.from_memory ? " A from memory" : " A from a cache") +
+                         " n=" + std::to_string(t.n) + " lda=" + std::to_string(t.lda));
+            g_skinny_spy = SkinnySpy{real};
+            plan.a_from_memory = t.from_memory;
+            Call call;
+            call.m = 150, call.n = t.n, call.k = 70;
+            call.lda_pad = t.lda - call.m;
+            ASSERT_TRUE(run_driver(call, plan, rng));
+            EXPECT_EQ(t.tall, g_skinny_spy.tall > 0) << g_skinny_spy.tall << " tall calls";
+            EXPECT_EQ(t.tall, g_skinny_spy.own == 0) << g_skinny_spy.own << " calls of the kernel's own tile";
+        }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a 48 x 8 skinny tile runs on this CPU";
 }
 
 // The skinny path over several blocks of rows (each block runs all its chunks

@@ -38,6 +38,7 @@ struct GemmKernel {
     GemmRowsInPlaceUkr rows_in_place;  // few columns, A transposed: op(A)'s rows read in place; may be null
     GemmEdgeUkr ukr_edge;  // partial tiles of ukr from its packed panels; may be null (a scratch tile then)
     TransposeF32 transpose_c;  // C^T's blocks to and from C on the skinny path on C^T; set wherever skinny is
+    GemmSkinnyUkr skinny_tall;  // the skinny path's 48 x 8 tiles (kSkinnyTallMR x kSkinnyTallNR); may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

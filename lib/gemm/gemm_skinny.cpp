@@ -86,6 +86,10 @@ constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column ch
 constexpr int64_t kPowerOfTwoStrideBytes = 4096;  // A's columns a multiple of this apart:
 constexpr int64_t kPowerOfTwoStrideMaxColumns = 8;  // up to this many columns of C,
 constexpr int64_t kPowerOfTwoStrideChunk = 8;       // chunks of this many (see above)
+// Whether an fp32 A's columns lie a multiple of kPowerOfTwoStrideBytes apart.
+bool f32_columns_power_of_two_apart(int64_t lda) {
+    return (lda * int64_t(sizeof(float))) % kPowerOfTwoStrideBytes == 0;
+}
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
 // memory latency by the time the sweep gets there (one tile of one chunk is a
@@ -125,6 +129,43 @@ struct ColumnGroups {
 ColumnGroups column_groups(int64_t n, int64_t NR) {
     const int64_t count = (n + NR - 1) / NR;
     return {count, n / count, n % count};
+}
+
+// The tile the sweep runs: the kernel's own (32 x 12 for AVX-512) or its tall
+// one (GemmKernel::skinny_tall, 48 x 8; why it is faster where A's columns lie
+// a multiple of 4 KiB apart: skinny_tall_tile_avx512.h). The tall tile pays
+// where its column groups are full, 8 columns wide, and the kernel's own are
+// not 12 wide (n a multiple of 8 but not of 12), or where both run one group
+// of the same width (n <= 8), but for an fp32 A from memory only at a column
+// stride of a multiple of 4 KiB and more than 8 columns (fewer take the
+// 8-column chunks, tuned for 32-row tiles). Measured on the Zen 5 VM, paired
+// against the 32 x 12 tile (`ridge-ab OLD NEW M N K 15 [NN f16]`, 1 thread):
+// - A in a cache, lda a power of two: 2048 x n x 512, n = 4 1.09, 6 1.16, 8
+//   1.12, 16 1.12, 32 1.07, 64 1.04; 1024 x 16 x 1024 1.10; fp16 n = 16 1.09;
+// - A in a cache, off the power of two: 2064 x 8 / 16 / 32 x 512 1.06 / 1.03
+//   / 1.04, 1000 x 16 x 1000 1.04;
+// - fp32 A from memory, 4096 x n x 4096: n = 16 1.07, 32 1.05, 64 1.03; at
+//   4112 rows n = 16 / 32 / 64 0.98 (not taken), n = 4 / 8 at 4096 0.95 (not
+//   taken);
+// - fp16 A from memory: 4096 x 8 / 16 / 32 x 4096 1.12 / 1.18 / 1.09, 4112
+//   rows 1.06 / 1.05 / 1.02.
+// Where the tall groups are narrower than the kernel's own it lost: n = 12
+// (6 + 6 against 12) 0.86, 20 0.93, and 24 (8 x 3 against 12 x 2) measured
+// 0.93-1.06 by lda, so those keep the kernel's tile.
+struct SkinnyTile {
+    int64_t MR, NR;
+    GemmSkinnyUkr ukr;
+};
+bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
+    if (ker.skinny_tall == nullptr) return false;
+    const bool full_groups = g.n <= kSkinnyTallNR || (g.n % kSkinnyTallNR == 0 && g.n % ker.NR != 0);
+    if (!full_groups) return false;
+    if (!a_from_memory || dtype_bytes(g.input) != 4) return true;
+    return f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns;
+}
+SkinnyTile skinny_tile(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
+    if (uses_tall_tiles(g, ker, a_from_memory)) return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall};
+    return {ker.MR, ker.NR, ker.skinny};
 }
 
 // The sweep's tiles of rows. When A's columns all start the same distance into
@@ -186,7 +227,9 @@ constexpr int64_t kCBlockBytes = 512 * 1024;
 // kernel's C update measured ~12% slower in L1 at ldc = 4096 than off the power
 // of two. The scratch holds the block's rows with a column stride of whole
 // lines plus two: a tile column's 32 rows are two lines, so a tile's columns
-// fall on disjoint sets (one line past measured 0.99-1.03 of that, three 0.99-1.01).
+// fall on disjoint sets (one line past measured 0.99-1.03 of that, three 0.99-1.01;
+// the tall tile's 48 rows are three lines, so neighbouring columns share a set,
+// as they did when its gains were measured: see uses_tall_tiles).
 // C is copied in (when beta reads it) and out once per block; the kernel does
 // the same arithmetic on the copy, so C is bit for bit what the kernel writes
 // in place. Only from kMinChunksForScratch chunks on, where the two copies
@@ -276,13 +319,13 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
 // every chunk of k steps, each tile of the block. The kernel prefetches the
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
-void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles, int64_t tile_first,
+void sweep_rows(const GemmArgs& g, const SkinnyTile& tile, const RowTiles& tiles, int64_t tile_first,
                 int64_t tile_last, int64_t chunk, SweepOutput out, float* c_scratch) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
-    const ColumnGroups groups = column_groups(g.n, ker.NR);
-    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, ker.MR);
-    const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, ker.MR, chunk, bytes);
+    const ColumnGroups groups = column_groups(g.n, tile.NR);
+    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, tile.MR);
+    const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, tile.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
@@ -308,7 +351,7 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
                     const int64_t j0 = groups.first(grp);
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
-                    ker.skinny(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
+                    tile.ukr(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
                                beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
                 }
             }
@@ -321,8 +364,8 @@ void sweep_rows(const GemmArgs& g, const GemmKernel& ker, const RowTiles& tiles,
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda) {
     const bool f32_from_memory = a_from_memory && dtype_bytes(input) == 4;
-    const bool power_of_two_stride = (lda * int64_t(sizeof(float))) % kPowerOfTwoStrideBytes == 0;
-    if (f32_from_memory && power_of_two_stride && n <= kPowerOfTwoStrideMaxColumns) return kPowerOfTwoStrideChunk;
+    if (f32_from_memory && f32_columns_power_of_two_apart(lda) && n <= kPowerOfTwoStrideMaxColumns)
+        return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
     if (f32_from_memory && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
     return kMaxChunkColumns;
@@ -363,10 +406,11 @@ namespace {
 // The sweep over all rows of g, split between threads by tiles of rows. With
 // a transposed C every thread needs its scratch: all reserve before any writes C.
 ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory, SweepOutput out) {
-    const RowTiles tiles = row_tiles(g, ker.MR);
+    const SkinnyTile tile = skinny_tile(g, ker, a_from_memory);
+    const RowTiles tiles = row_tiles(g, tile.MR);
     const int64_t count = tiles.count();
     const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda);
-    const int64_t block_rows = skinny_largest_block_rows(g.n, ker.MR);  // what the scratch holds
+    const int64_t block_rows = skinny_largest_block_rows(g.n, tile.MR);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
         return !out.c_transposed() || scratch != nullptr;
@@ -374,7 +418,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
                                           [&](float* scratch, int64_t t, int64_t parts) {
                                               const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last) sweep_rows(g, ker, tiles, first, last, chunk, out, scratch);
+                                              if (first < last) sweep_rows(g, tile, tiles, first, last, chunk, out, scratch);
                                           });
 }
 

@@ -121,6 +121,15 @@ void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float a
 void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                        int64_t ldc, const void* a_next);
+// The skinny kernels' tall tiles: mr <= kSkinnyTallMR, nr <= kSkinnyTallNR (skinny_tall_tile_avx512.h).
+constexpr int kSkinnyTallMR = 48;
+constexpr int kSkinnyTallNR = 8;
+void ukr_f32_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                      int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                      int64_t ldc, const void* a_next);
+void ukr_f16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                      int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                      int64_t ldc, const void* a_next);
 void ukr_f16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                        int64_t ldc, const void* a_next);
