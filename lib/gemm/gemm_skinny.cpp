@@ -155,6 +155,7 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
 struct SkinnyTile {
     int64_t MR, NR;
     GemmSkinnyUkr ukr;
+    TransposeF32 transpose_b;  // the kernel's transposing copy, for B's chunks (copy_b_chunk)
 };
 bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (ker.skinny_tall == nullptr) return false;
@@ -164,8 +165,9 @@ bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memor
     return f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns;
 }
 SkinnyTile skinny_tile(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
-    if (uses_tall_tiles(g, ker, a_from_memory)) return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall};
-    return {ker.MR, ker.NR, ker.skinny};
+    if (uses_tall_tiles(g, ker, a_from_memory))
+        return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall, ker.transpose_c};
+    return {ker.MR, ker.NR, ker.skinny, ker.transpose_c};
 }
 
 // The sweep's tiles of rows. When A's columns all start the same distance into
@@ -201,7 +203,17 @@ void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
             b_chunk[p * g.n + j] = kToF32(g.trans_b ? b[j + (p0 + p) * g.ldb] : b[(p0 + p) + j * g.ldb]);
 }
 float f32_as_is(float x) { return x; }
-void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
+// An fp32 B stored untransposed goes through the kernel's transposing copy
+// (transpose, may be null): the chunk is the transpose of B's kc x n block,
+// which element by element (a column ldb apart per element) took 14% of a 512
+// x 16 x 2048 call (perf, cpu-clock), where the sweep's FMAs per chunk are few.
+// Paired against the element loop (`ridge-ab OLD NEW M N K 15`, 1 thread): 512
+// x 16 x 2048 1.11, 1024 x 24 x 1024 1.08, 2048 x 64 x 512 1.05, 1000 x 12 x
+// 1000 1.04, 2048 x 16 x 512 1.02; A from memory 4096 x 2 / 8 / 16 / 32 x 4096
+// 0.98-1.02 (the copy is a small part of a sweep bound by reading A).
+void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk, TransposeF32 transpose) {
+    if (g.input == Dtype::f32 && !g.trans_b && transpose != nullptr)
+        return transpose(kc, g.n, static_cast<const float*>(g.b) + p0, g.ldb, b_chunk, g.n);
     if (g.input == Dtype::f16) return copy_b_chunk<uint16_t, f16_to_f32>(g, p0, kc, b_chunk);
     if (g.input == Dtype::bf16) return copy_b_chunk<uint16_t, bf16_to_f32>(g, p0, kc, b_chunk);
     copy_b_chunk<float, f32_as_is>(g, p0, kc, b_chunk);
@@ -339,7 +351,7 @@ void sweep_rows(const GemmArgs& g, const SkinnyTile& tile, const RowTiles& tiles
         for (int64_t p0 = 0; p0 < g.k; p0 += chunk) {
             const int64_t kc = std::min(chunk, g.k - p0);
             const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
-            copy_b_chunk(g, p0, kc, b_chunk);
+            copy_b_chunk(g, p0, kc, b_chunk, tile.transpose_b);
             for (int64_t t = block_first; t < block_last; ++t) {
                 const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
                 // The tile tiles_ahead on: in this chunk, or wrapped into the next one.
