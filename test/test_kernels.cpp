@@ -1558,6 +1558,9 @@ TEST(Kernels, RegistryIsConsistent) {
         EXPECT_NE(nullptr, ker.ukr);
         // The skinny path also runs on C^T, through the kernel's transposing copy.
         EXPECT_EQ(ker.skinny != nullptr, ker.transpose_c != nullptr);
+        // ... and copies B's chunks with the kernel's packer, as fp32 (gemm_skinny.cpp, copy_b_chunk).
+        if (ker.skinny != nullptr) EXPECT_TRUE(ker.packed_bytes == 4 && ker.k_group == 1);
+        if (ker.skinny_tall != nullptr) EXPECT_NE(nullptr, ker.skinny);
         const std::string suffix = std::string("__") + ridge::isa_name(ker.isa);
         const std::string name = ker.name;
         ASSERT_GE(name.size(), suffix.size());

@@ -19,8 +19,8 @@
 #include <cstring>
 
 #include "gemm/gemm.h"
+#include "gemm/pack.h"
 #include "gemm/workspace.h"
-#include "kernels/convert.h"
 
 namespace ridge {
 namespace {
@@ -152,10 +152,12 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
 // Where the tall groups are narrower than the kernel's own it lost: n = 12
 // (6 + 6 against 12) 0.86, 20 0.93, and 24 (8 x 3 against 12 x 2) measured
 // 0.93-1.06 by lda, so those keep the kernel's tile.
-struct SkinnyTile {
+// What the sweep runs: the tile (MR x NR, its kernel) and B's chunk copiers.
+struct SweepKernels {
     int64_t MR, NR;
-    GemmSkinnyUkr ukr;
-    TransposeF32 transpose_b;  // the kernel's transposing copy, for B's chunks (copy_b_chunk)
+    GemmSkinnyUkr tile;
+    TransposeF32 transpose_b;  // the kernel's transposing copy and fp32 packer,
+    PackPanel pack_b;          // for B's chunks (copy_b_chunk)
 };
 bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (ker.skinny_tall == nullptr) return false;
@@ -164,10 +166,10 @@ bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memor
     if (!a_from_memory || dtype_bytes(g.input) != 4) return true;
     return f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns;
 }
-SkinnyTile skinny_tile(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
+SweepKernels sweep_kernels(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (uses_tall_tiles(g, ker, a_from_memory))
-        return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall, ker.transpose_c};
-    return {ker.MR, ker.NR, ker.skinny, ker.transpose_c};
+        return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall, ker.transpose_c, ker.pack_panel_b};
+    return {ker.MR, ker.NR, ker.skinny, ker.transpose_c, ker.pack_panel_b};
 }
 
 // The sweep's tiles of rows. When A's columns all start the same distance into
@@ -194,29 +196,29 @@ RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
     return {g.m, MR, head};
 }
 
-// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n, converted to fp32 (exactly).
-template <typename T, float (*kToF32)(T)>
-void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk) {
-    const T* b = static_cast<const T*>(g.b);
-    for (int64_t p = 0; p < kc; ++p)
-        for (int64_t j = 0; j < g.n; ++j)
-            b_chunk[p * g.n + j] = kToF32(g.trans_b ? b[j + (p0 + p) * g.ldb] : b[(p0 + p) + j * g.ldb]);
-}
-float f32_as_is(float x) { return x; }
-// An fp32 B stored untransposed goes through the kernel's transposing copy
-// (transpose, may be null): the chunk is the transpose of B's kc x n block,
-// which element by element (a column ldb apart per element) took 14% of a 512
-// x 16 x 2048 call (perf, cpu-clock), where the sweep's FMAs per chunk are few.
-// Paired against the element loop (`ridge-ab OLD NEW M N K 15`, 1 thread): 512
-// x 16 x 2048 1.11, 1024 x 24 x 1024 1.08, 2048 x 64 x 512 1.05, 1000 x 12 x
-// 1000 1.04, 2048 x 16 x 512 1.02; A from memory 4096 x 2 / 8 / 16 / 32 x 4096
-// 0.98-1.02 (the copy is a small part of a sweep bound by reading A).
-void copy_b_chunk(const GemmArgs& g, int64_t p0, int64_t kc, float* b_chunk, TransposeF32 transpose) {
-    if (g.input == Dtype::f32 && !g.trans_b && transpose != nullptr)
-        return transpose(kc, g.n, static_cast<const float*>(g.b) + p0, g.ldb, b_chunk, g.n);
-    if (g.input == Dtype::f16) return copy_b_chunk<uint16_t, f16_to_f32>(g, p0, kc, b_chunk);
-    if (g.input == Dtype::bf16) return copy_b_chunk<uint16_t, bf16_to_f32>(g, p0, kc, b_chunk);
-    copy_b_chunk<float, f32_as_is>(g, p0, kc, b_chunk);
+// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n, converted to fp32
+// (exactly), with the kernel's vector code: an fp32 B stored untransposed is
+// transposed 16 x 16 in registers by its transposing copy; any other B is
+// packed as one n-wide panel of op(B)^T's n rows by its fp32 packer, which
+// widens 16-bit values. (The packer would do for the first too, but it
+// prefetches the rows of the panel after, past B's n columns here: 0.97 of
+// the copy at 512 x 16 x 2048.) Element by element (a column ldb apart per
+// element, a 16-bit value widened one at a time in portable code) the copy
+// took 14% of a 512 x 16 x 2048 call for fp32 and bf16, 30% for fp16 (perf,
+// cpu-clock), where the sweep's FMAs per chunk are few. Paired against that
+// (`ridge-ab OLD NEW M N K 15 [NN|NT TYPE]`, 1 thread): fp32 512 x 16 x 2048
+// 1.08-1.11, 1024 x 24 x 1024 1.08, 2048 x 64 x 512 1.05, 1000 x 12 x 1000
+// 1.04, 2048 x 16 x 512 1.01-1.02; fp16 512 x 16 x 2048 1.43, NT 1.31, 2048 x
+// 16 x 512 1.09; bf16 512 x 16 x 2048 1.16, 2048 x 16 x 512 1.03; A from
+// memory 4096 x 2 / 8 / 16 / 32 x 4096 0.98-1.02, fp16 and bf16 4096 x 16 x
+// 4096 1.01-1.03 (sweeps bound by reading A).
+void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, float* b_chunk) {
+    if (g.input == Dtype::f32 && !g.trans_b)
+        return kernels.transpose_b(kc, g.n, static_cast<const float*>(g.b) + p0, g.ldb, b_chunk, g.n);
+    const MatrixView chunk = offset(MatrixView{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)}, p0, 0);
+    // Row j of the panel is column j of op(B): contiguous along k when B is not transposed.
+    const bool rows_contiguous = g.trans_b;
+    kernels.pack_b(chunk.data, chunk.ld, rows_contiguous, g.n, kc, g.n, b_chunk);
 }
 
 // Bytes of C per block of rows of the sweep: every chunk of k steps reads and
@@ -331,13 +333,13 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
 // every chunk of k steps, each tile of the block. The kernel prefetches the
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
-void sweep_rows(const GemmArgs& g, const SkinnyTile& tile, const RowTiles& tiles, int64_t tile_first,
+void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
                 int64_t tile_last, int64_t chunk, SweepOutput out, float* c_scratch) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
-    const ColumnGroups groups = column_groups(g.n, tile.NR);
-    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, tile.MR);
-    const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, tile.MR, chunk, bytes);
+    const ColumnGroups groups = column_groups(g.n, kernels.NR);
+    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, kernels.MR);
+    const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, kernels.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
@@ -351,7 +353,7 @@ void sweep_rows(const GemmArgs& g, const SkinnyTile& tile, const RowTiles& tiles
         for (int64_t p0 = 0; p0 < g.k; p0 += chunk) {
             const int64_t kc = std::min(chunk, g.k - p0);
             const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
-            copy_b_chunk(g, p0, kc, b_chunk, tile.transpose_b);
+            copy_b_chunk(g, kernels, p0, kc, b_chunk);
             for (int64_t t = block_first; t < block_last; ++t) {
                 const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
                 // The tile tiles_ahead on: in this chunk, or wrapped into the next one.
@@ -363,7 +365,7 @@ void sweep_rows(const GemmArgs& g, const SkinnyTile& tile, const RowTiles& tiles
                     const int64_t j0 = groups.first(grp);
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
-                    tile.ukr(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
+                    kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
                                beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
                 }
             }
@@ -418,11 +420,13 @@ namespace {
 // The sweep over all rows of g, split between threads by tiles of rows. With
 // a transposed C every thread needs its scratch: all reserve before any writes C.
 ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory, SweepOutput out) {
-    const SkinnyTile tile = skinny_tile(g, ker, a_from_memory);
-    const RowTiles tiles = row_tiles(g, tile.MR);
+    // B's chunks go through the kernel's packer as fp32 (copy_b_chunk); dispatch never sends another here.
+    if (ker.packed_bytes != 4 || ker.k_group != 1) return RIDGE_INVALID_ARGUMENT;
+    const SweepKernels kernels = sweep_kernels(g, ker, a_from_memory);
+    const RowTiles tiles = row_tiles(g, kernels.MR);
     const int64_t count = tiles.count();
     const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda);
-    const int64_t block_rows = skinny_largest_block_rows(g.n, tile.MR);  // what the scratch holds
+    const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
         return !out.c_transposed() || scratch != nullptr;
@@ -430,7 +434,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
                                           [&](float* scratch, int64_t t, int64_t parts) {
                                               const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last) sweep_rows(g, tile, tiles, first, last, chunk, out, scratch);
+                                              if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, out, scratch);
                                           });
 }
 
