@@ -148,7 +148,11 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
 //   4112 rows n = 16 / 32 / 64 0.98 (not taken), n = 4 / 8 at 4096 0.95 (not
 //   taken);
 // - fp16 A from memory: 4096 x 8 / 16 / 32 x 4096 1.12 / 1.18 / 1.09, 4112
-//   rows 1.06 / 1.05 / 1.02.
+//   rows 1.06 / 1.05 / 1.02;
+// - bf16 A (in place up to 16 columns: GemmChoice::in_place_sibling), widened
+//   in order by the tall tile: 4096 x 8 / 16 x 4096 1.17 / 1.20 (2 threads
+//   1.10), 4112 x 16 x 4112 1.05, 2048 x 16 x 512 1.08, 16 x 2048 x 512 NT (on
+//   C^T) 1.08; n = 4 0.98, A in a cache off the power of two 1.00-1.03.
 // Where the tall groups are narrower than the kernel's own it lost: n = 12
 // (6 + 6 against 12) 0.86, 20 0.93, and 24 (8 x 3 against 12 x 2) measured
 // 0.93-1.06 by lda, so those keep the kernel's tile.

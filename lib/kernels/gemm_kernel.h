@@ -130,6 +130,9 @@ void ukr_f32_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float 
 void ukr_f16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                       int64_t ldc, const void* a_next);
+void ukr_bf16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                       int64_t ldc, const void* a_next);
 void ukr_f16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                        int64_t ldc, const void* a_next);

@@ -14,6 +14,7 @@
 // and the odd rows; to_row_order interleaves them back once per call (two
 // permutes per column against 24 x kc FMAs). Each element of C gets the same
 // FMAs in the same order as in row order, so C is bit for bit the same.
+#include "kernels/avx512/skinny_tall_tile_avx512.h"
 #include "kernels/avx512/skinny_tile_avx512.h"
 
 namespace ridge {
@@ -54,6 +55,12 @@ void ukr_bf16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, floa
                                         int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                         int64_t ldc, const void* a_next) {
     skinny_kernel<Bf16RowsEvenOdd>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+}
+
+void ukr_bf16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
+                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
+                                       int64_t ldc, const void* a_next) {
+    skinny_tall_kernel<LoadBF16>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
 }
 
 }  // namespace ridge
