@@ -131,6 +131,14 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
     return {count, n / count, n % count};
 }
 
+// What the sweep runs: the tile (MR x NR, its kernel) and B's chunk copiers.
+struct SweepKernels {
+    int64_t MR, NR;
+    GemmSkinnyUkr tile;
+    TransposeF32 transpose_b;  // the kernel's transposing copy and fp32 packer,
+    PackPanel pack_b;          // for B's chunks (copy_b_chunk)
+};
+
 // The tile the sweep runs: the kernel's own (32 x 12 for AVX-512) or its tall
 // one (GemmKernel::skinny_tall, 48 x 8; why it is faster where A's columns lie
 // a multiple of 4 KiB apart: skinny_tall_tile_avx512.h). The tall tile pays
@@ -156,13 +164,6 @@ ColumnGroups column_groups(int64_t n, int64_t NR) {
 // Where the tall groups are narrower than the kernel's own it lost: n = 12
 // (6 + 6 against 12) 0.86, 20 0.93, and 24 (8 x 3 against 12 x 2) measured
 // 0.93-1.06 by lda, so those keep the kernel's tile.
-// What the sweep runs: the tile (MR x NR, its kernel) and B's chunk copiers.
-struct SweepKernels {
-    int64_t MR, NR;
-    GemmSkinnyUkr tile;
-    TransposeF32 transpose_b;  // the kernel's transposing copy and fp32 packer,
-    PackPanel pack_b;          // for B's chunks (copy_b_chunk)
-};
 bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (ker.skinny_tall == nullptr) return false;
     const bool full_groups = g.n <= kSkinnyTallNR || (g.n % kSkinnyTallNR == 0 && g.n % ker.NR != 0);
@@ -370,7 +371,7 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
                     kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
-                               beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
+                                 beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
                 }
             }
         }
