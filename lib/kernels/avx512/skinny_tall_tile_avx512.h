@@ -2,10 +2,10 @@
 // to 8 columns of C from A read in place, for loaders whose lanes hold the
 // rows in order (Load: fp32, fp16, bf16). The same contract as the 32 x 12
 // tile (skinny_tile_avx512.h, GemmSkinnyUkr), with mr <= 48 and nr <= 8.
-// bf16 is widened in order here, two instructions a vector on the FMA ports
-// (the 32-row tile's even/odd loader takes one, bf16_gemm_skinny_avx512.cpp):
-// a twelfth of the tile's issue slots, which the tall tile still repays where
-// the sweep takes it (gemm_skinny.cpp, uses_tall_tiles).
+// bf16 is widened in order here: two vector instructions a vector, six beside
+// a k step's 24 FMAs, where the 32-row tile's even/odd loader takes one a
+// vector (bf16_gemm_skinny_avx512.cpp); the tall tile still repays that where
+// the sweep takes it (gemm_skinny.cpp, uses_tall_tiles, with the numbers).
 //
 // Why a taller tile: a k step of the tile loads one line of A per 16 rows,
 // all from the same column. When A's columns lie a multiple of 4 KiB apart
