@@ -793,7 +793,7 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
         int serial = 0;
         for (bool from_memory : {true, false})  // the chunks for A from memory, and from a cache
         for (int64_t n : {int64_t{12}, int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
-            const int64_t block = ridge::skinny_block_rows(n, ker->MR);
+            const int64_t block = ridge::skinny_block_rows(n, ker->MR, from_memory);
             ASSERT_EQ(block % ker->MR, 0);
             plan.a_from_memory = from_memory;
             for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
@@ -836,15 +836,16 @@ testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const f
 // to within a tile each (a malloc'ed A's head tile must not leave a block of
 // one tile at the end), and never more rows than the scratch copy of C holds.
 TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
-    for (int64_t MR : {int64_t{16}, int64_t{32}}) {
+    for (bool from_memory : {true, false})
+    for (int64_t MR : {int64_t{16}, int64_t{32}, int64_t{48}}) {
         for (int64_t n : {int64_t{8}, int64_t{40}, int64_t{64}, ridge::kSkinnyMaxN}) {
-            const int64_t nominal = ridge::skinny_block_rows(n, MR) / MR;
-            const int64_t largest = ridge::skinny_largest_block_rows(n, MR) / MR;
+            const int64_t nominal = ridge::skinny_block_rows(n, MR, from_memory) / MR;
+            const int64_t largest = ridge::skinny_largest_block_rows(n, MR, from_memory) / MR;
             ASSERT_GE(largest, nominal);
             for (int64_t tiles = 1; tiles <= 4 * largest + 3; ++tiles) {
                 SCOPED_TRACE("MR " + std::to_string(MR) + ", n " + std::to_string(n) + ", tiles " +
-                             std::to_string(tiles));
-                const int64_t per = ridge::skinny_tiles_per_block(tiles, n, MR);
+                             std::to_string(tiles) + (from_memory ? ", A from memory" : ", A cached"));
+                const int64_t per = ridge::skinny_tiles_per_block(tiles, n, MR, from_memory);
                 ASSERT_GE(per, 1);
                 EXPECT_LE(per, largest);
                 const int64_t blocks = (tiles + per - 1) / per;
@@ -926,7 +927,7 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_path = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny path, C through a scratch copy");
-        const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR);
+        const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR, plan.a_from_memory);
         const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
         for (const auto& [m, n] : shapes) {
             const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
@@ -1362,8 +1363,11 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
                     plan.threads = (k % 2 == 1) ? 3 : 1;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
-        // C^T's rows (C's columns) over two blocks and a partial one.
-        const int64_t m = 40, n = 2 * ridge::skinny_block_rows(40, MR) + MR + 5, k = 70;
+        // C^T's rows (C's columns) over two blocks and a partial one, B from
+        // memory (the smaller blocks) and from a cache.
+        for (bool from_memory : {true, false}) {
+        plan.b_from_memory = from_memory;
+        const int64_t m = 40, n = 2 * ridge::skinny_block_rows(40, MR, from_memory) + MR + 5, k = 70;
         for (int t = 0; t < 4; ++t) {
             Call call;
             call.m = m, call.n = n, call.k = k, call.ta = t & 1, call.tb = true;
@@ -1373,6 +1377,7 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
             ASSERT_TRUE(run_driver(call, plan, rng));
         }
         expect_same_bits_on_2_and_3_threads(plan, m, n, k, false, true, rng);
+        }
     }
 }
 

@@ -119,13 +119,14 @@ ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int t
 int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda);
 // Rows of C per block of that sweep, nominally (a whole number of MR tiles;
 // the sweep makes its blocks equal, each at most an eighth more): each block
-// runs all of its chunks before the next, so its C stays in L2.
-int64_t skinny_block_rows(int64_t n, int64_t MR);
+// runs all of its chunks before the next, so its C stays in L2; fewer rows
+// for an A from memory (the figures: gemm_skinny.cpp).
+int64_t skinny_block_rows(int64_t n, int64_t MR, bool a_from_memory);
 // Tiles per block where that sweep covers `tiles` MR-row tiles (equal_block of
 // the nominal block), and the rows of its largest block: what its scratch copy
 // of C holds, the nominal block plus an eighth.
-int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR);
-int64_t skinny_largest_block_rows(int64_t n, int64_t MR);
+int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR, bool a_from_memory);
+int64_t skinny_largest_block_rows(int64_t n, int64_t MR, bool a_from_memory);
 // Whether that sweep updates each block of C in a scratch copy (ldc a multiple
 // of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
 // the copies), memory permitting; C comes out bit for bit the same either way.

@@ -228,15 +228,33 @@ void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, in
 
 // Bytes of C per block of rows of the sweep: every chunk of k steps reads and
 // writes the block's C, which must stay in L2 beside the chunk of A streaming
-// past it. A quarter of this machine's 2 MiB L2 (half of the smallest L2 of
-// current AVX-512 cores): all 4096 rows up to 32 columns, 2048 at 64. Measured,
-// 1 thread, 4096 x n x 4096 fp32, against one block of all rows (GFLOP/s,
-// alternating, noisy host): n = 32 136-138 / 142-148, 48 130-135 / 137-141,
-// 64 130-132 / 136, 2 threads 271-281 / 282-301; fp16 n = 64 even. 256 KiB
-// blocks cost fp16 n = 64 8-10% (shorter runs of each column per chunk).
-// Each block copies B's chunks again: 32 x n floats per chunk against rows x n
-// x 32 FMAs of a block, whose rows are at least 1024 (at kSkinnyMaxN columns).
-constexpr int64_t kCBlockBytes = 512 * 1024;
+// past it. Two figures, each measured where it applies.
+// With A in a cache: a quarter of a 2 MiB L2 (the Intel VM of earlier notes):
+// all 4096 rows up to 32 columns, 2048 at 64. Measured there, 1 thread, 4096 x
+// n x 4096 fp32, against one block of all rows (GFLOP/s, alternating, noisy
+// host): n = 32 136-138 / 142-148, 48 130-135 / 137-141, 64 130-132 / 136, 2
+// threads 271-281 / 282-301; fp16 n = 64 even. 256 KiB blocks cost fp16 n =
+// 64 8-10% (shorter runs of each column per chunk). On the Zen 5 VM (1 MiB
+// L2) the smaller blocks below measured 0.99 with A in L3 (2048 x 16 x 512
+// fp32 and bf16), so a cached A keeps this figure.
+// With A from memory: 64 KiB, and at least 1024 rows. On the Zen 5 VM the
+// larger blocks left the sweep 7-15% short at 16-32 columns, where a chunk is
+// 16 or 32 k steps and C is read and written every chunk; by the measurements
+// C falls out of L2 beside A's stream there, though the why is not settled
+// (256 KiB of C beside 256 KiB of A per chunk at n = 16 would fit 1 MiB if
+// nothing else came in; the L2 prefetcher runs ahead down A's columns).
+// Paired against 512 KiB (`ridge-ab OLD NEW M N K 9 [TRANS [TYPE]]`, 1
+// thread, GFLOP/s from the slower spell of a noisy host): 4096 x n x 4096 n =
+// 4 1.044, 8 1.021, 16 1.145, 24 1.060, 32 1.094 (malloc'ed, OFFSET=4:
+// 1.073), 48 1.031, 64 1.018; fp16 n = 16 / 32 1.030 / 1.005, bf16 n = 8 / 16
+// 1.027 / 1.037; 8192 x 32 x 8192 1.113; the sweep on C^T 16 / 64 x 4096 x
+// 4096 NT 1.128 / 1.023; 2 threads n = 16 / 32 / 64 1.050 / 1.172 / 1.000;
+// 4000 x 16 / 64 x 4000 (no power-of-two stride) 0.998 / 1.014. The floor of
+// rows: 64 KiB alone is 341 rows at n = 48, 0.97; 1024 rows there 1.03. 32
+// KiB measured 0.97 of 64 at n = 16 and 0.98 at n = 8.
+constexpr int64_t kCBlockBytesACached = 512 * 1024;
+constexpr int64_t kCBlockBytesAFromMemory = 64 * 1024;
+constexpr int64_t kMinBlockRowsAFromMemory = 1024;
 
 // A block's C through a scratch copy. Every chunk of k steps reads and writes
 // the block's C, a tile (MR rows x up to NR columns) at a time. When ldc is a
@@ -339,11 +357,11 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
-                int64_t tile_last, int64_t chunk, SweepOutput out, float* c_scratch) {
+                int64_t tile_last, int64_t chunk, bool a_from_memory, SweepOutput out, float* c_scratch) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, kernels.NR);
-    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, kernels.MR);
+    const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, kernels.MR, a_from_memory);
     const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, kernels.MR, chunk, bytes);
     alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
@@ -394,8 +412,12 @@ bool skinny_uses_c_scratch(const GemmArgs& g, bool a_from_memory) {
     return uses_c_scratch(g, skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda));
 }
 
-int64_t skinny_block_rows(int64_t n, int64_t MR) {
-    return MR * std::max<int64_t>(1, kCBlockBytes / (n * int64_t(sizeof(float)) * MR));
+int64_t skinny_block_rows(int64_t n, int64_t MR, bool a_from_memory) {
+    const int64_t c_bytes_per_row = n * int64_t(sizeof(float));
+    const int64_t rows = a_from_memory
+                             ? std::max(kMinBlockRowsAFromMemory, kCBlockBytesAFromMemory / c_bytes_per_row)
+                             : kCBlockBytesACached / c_bytes_per_row;
+    return MR * std::max<int64_t>(1, rows / MR);
 }
 
 // Tiles per block where a sweep covers `tiles` tiles: equal blocks, as few as
@@ -412,12 +434,12 @@ int64_t skinny_block_rows(int64_t n, int64_t MR) {
 // 1.026, 32 x 4096 x 4096 NT (the sweep on C^T) 1.018, 2 threads n = 64 1.034;
 // where the blocks come out as before: n = 16 (one block) 0.992-0.999, 128
 // 0.992, aligned matrices n = 64 1.011.
-int64_t skinny_largest_block_rows(int64_t n, int64_t MR) {
-    return MR * largest_equal_block(skinny_block_rows(n, MR) / MR);
+int64_t skinny_largest_block_rows(int64_t n, int64_t MR, bool a_from_memory) {
+    return MR * largest_equal_block(skinny_block_rows(n, MR, a_from_memory) / MR);
 }
 
-int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR) {
-    return equal_block(tiles, skinny_block_rows(n, MR) / MR);
+int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR, bool a_from_memory) {
+    return equal_block(tiles, skinny_block_rows(n, MR, a_from_memory) / MR);
 }
 
 namespace {
@@ -431,7 +453,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     const RowTiles tiles = row_tiles(g, kernels.MR);
     const int64_t count = tiles.count();
     const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda);
-    const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR);  // what the scratch holds
+    const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR, a_from_memory);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
         return !out.c_transposed() || scratch != nullptr;
@@ -439,7 +461,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
                                           [&](float* scratch, int64_t t, int64_t parts) {
                                               const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, out, scratch);
+                                              if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch);
                                           });
 }
 
