@@ -31,18 +31,39 @@ namespace {
 constexpr int kTallMR = kSkinnyTallMR;  // 48 (gemm_kernel.h)
 constexpr int kTallNR = kSkinnyTallNR;  // 8
 
+// Where the tile prefetches the next tile of A (a_next), as __builtin_prefetch's
+// locality: 3 into L1 (prefetcht0), 1 into L2 only (prefetcht2), or none.
+// Into L2 from kPrefetchIntoL2MinSteps k steps on: a tile of 64 steps is 192
+// lines (fp32), a quarter of L1, and the current tile's B chunk and C lines
+// are what L1 has to give up for them; the next tile's loads then come from
+// L2, which the kernel hides. Shorter tiles are prefetched further ahead in
+// tiles (prefetch_tiles_ahead) and there L2 alone lost. Measured, paired
+// against prefetcht0 for every tile (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
+// K 9 [TRANS [TYPE]]`, 1 thread; chunks of 64 steps unless said): fp32 4096 x
+// 64 x 4096 1.036-1.042 over six runs in both orders, 8192 x 64 x 8192 1.030,
+// 64 x 4096 x 4096 NT (the sweep on C^T) 1.039, A in a cache 2048 x 16 x 512
+// 1.022 and 512 x 16 x 2048 1.020, bf16 4096 x 16 x 4096 1.017, fp16 4096 x 8
+// x 4096 1.023. For every tile instead: 4096 x 32 x 4096 (chunks of 32) 0.93-1.07 from
+// run to run, 4096 x 16 x 4096 (chunks of 16, 4 tiles ahead) 0.88-1.05, 16 x
+// 4096 x 4096 NT 0.87-0.88 in both orders.
+constexpr int kNoPrefetch = -1;
+constexpr int kPrefetchIntoL1 = 3;
+constexpr int kPrefetchIntoL2 = 1;
+constexpr int64_t kPrefetchIntoL2MinSteps = 64;
+
 // acc[v][j]: rows 16v .. 16v+15 of column j. The third vector's rows are
 // masked by mask_bottom (rows 32 .. mr-1) unless kFull.
-template <typename Load, int NR, bool kPrefetch, bool kFull>
+template <typename Load, int NR, int kPrefetchLocality, bool kFull>
 inline void accumulate_tall(int64_t kc, const typename Load::T* a, int64_t lda, const float* b, int64_t b_step,
                             const typename Load::T* a_next, __mmask16 mask_bottom, __m512 (&acc)[3][NR]) {
+    constexpr bool kPrefetch = kPrefetchLocality != kNoPrefetch;
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) acc[0][j] = acc[1][j] = acc[2][j] = _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
         if (kPrefetch)
             for (int line = 0; line < kTallMR * Load::kBytes; line += 64)
-                _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
+                __builtin_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, 0, kPrefetchLocality);
         const typename Load::T* column = a + p * lda;
         const __m512 a0 = Load::template load<true>(column, 0);
         const __m512 a1 = Load::template load<true>(column + 16, 0);
@@ -63,12 +84,14 @@ void skinny_tall_tile(int64_t kc, float alpha, const void* a, int64_t lda, const
                       float beta, float* c, int64_t ldc, const void* a_next, __mmask16 mask_bottom) {
     using T = typename Load::T;
     __m512 acc[3][NR];
-    if (a_next != nullptr)
-        accumulate_tall<Load, NR, true, kFull>(kc, static_cast<const T*>(a), lda, b, b_step,
-                                               static_cast<const T*>(a_next), mask_bottom, acc);
+    const T* a_tile = static_cast<const T*>(a);
+    const T* next = static_cast<const T*>(a_next);
+    if (a_next == nullptr)
+        accumulate_tall<Load, NR, kNoPrefetch, kFull>(kc, a_tile, lda, b, b_step, nullptr, mask_bottom, acc);
+    else if (kc >= kPrefetchIntoL2MinSteps)
+        accumulate_tall<Load, NR, kPrefetchIntoL2, kFull>(kc, a_tile, lda, b, b_step, next, mask_bottom, acc);
     else
-        accumulate_tall<Load, NR, false, kFull>(kc, static_cast<const T*>(a), lda, b, b_step, nullptr,
-                                                mask_bottom, acc);
+        accumulate_tall<Load, NR, kPrefetchIntoL1, kFull>(kc, a_tile, lda, b, b_step, next, mask_bottom, acc);
     const __m512 valpha = _mm512_set1_ps(alpha);
     const __m512 vbeta = _mm512_set1_ps(beta);
 #pragma GCC unroll 8
