@@ -288,8 +288,10 @@ int out_of_memory_child(bool warm_thread) {
     const int64_t gm = 8, gn = 100000;
     std::vector<float> ga(size_t(gm * gn), 0.5f), gx(size_t(2 * gn), 1.0f), gy(size_t(gm), 3.0f);
     const std::vector<float> gy_before = gy;
-    // Few rows with B transposed: the skinny path on C^T needs a scratch copy of C^T.
-    const int64_t tm = 16, tn = 4096, tk = 600;
+    // Few rows with B transposed: the skinny path on C^T needs a scratch copy of
+    // C^T, a block of rows of it (1024 with B from memory, as here: 256 KiB at
+    // 64 columns, more than malloc hands out from memory it already holds).
+    const int64_t tm = 64, tn = 4096, tk = 600;
     std::vector<float> ta(size_t(tm * tk), 0.5f), tb(size_t(tn * tk), 0.25f), tc(size_t(tm * tn), 3.0f);
     const std::vector<float> tc_before = tc;
 

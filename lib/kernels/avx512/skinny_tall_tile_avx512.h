@@ -57,13 +57,14 @@ template <typename Load, int NR, int kPrefetchLocality, bool kFull>
 inline void accumulate_tall(int64_t kc, const typename Load::T* a, int64_t lda, const float* b, int64_t b_step,
                             const typename Load::T* a_next, __mmask16 mask_bottom, __m512 (&acc)[3][NR]) {
     constexpr bool kPrefetch = kPrefetchLocality != kNoPrefetch;
+    constexpr int kLocality = kPrefetch ? kPrefetchLocality : 0;  // a valid argument in every instantiation
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) acc[0][j] = acc[1][j] = acc[2][j] = _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        if (kPrefetch)
+        if constexpr (kPrefetch)
             for (int line = 0; line < kTallMR * Load::kBytes; line += 64)
-                __builtin_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, 0, kPrefetchLocality);
+                __builtin_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, 0, kLocality);
         const typename Load::T* column = a + p * lda;
         const __m512 a0 = Load::template load<true>(column, 0);
         const __m512 a1 = Load::template load<true>(column + 16, 0);
