@@ -1188,15 +1188,17 @@ TEST(Kernels, DriverSkinnyMPathWithBStartingInsideARun) {
 
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
-// only long columns (512 rows and up) from 25 to the configured width (64
-// built in), never beyond it, and with A transposed never (the few-rows path
-// on C^T takes those: DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA;
-// the result is right either way).
+// only long columns (512 rows and up) from 25 to the configured width (with A
+// in a cache, as here, at most kSkinnyMaxColumnsShared), never beyond it, and
+// with A transposed never (the few-rows path on C^T takes those:
+// DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA; the result is
+// right either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
-    const int64_t widest = ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)];  // 64 unless a profile moved it
+    const int64_t widest = std::min(ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)],
+                                    ridge::kSkinnyMaxColumnsShared);  // 64 unless a profile moved it lower
     ASSERT_GT(widest, 24);
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
                   {600, widest, 500, false, false, 0, "skinny"},
@@ -1204,6 +1206,31 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
                   {600, widest + 1, 500, false, false, 0, "blocked"},
                   {600, 40, 500, true, false, 0, "skinny_trans_a"}},
                  -1.5f, 0.5f, rng);
+}
+
+// Past kSkinnyMaxColumnsShared columns the skinny path needs one thread and
+// an A from memory (larger than the last-level cache), the shape its crossover
+// is measured on: 72 columns take it then (where the configured width reaches
+// 72), and the blocked path on two threads or with A in a cache. The result
+// is right on every path.
+TEST(Kernels, DispatchTakesSkinnyPathPastSixtyFourColumnsForOneThreadStreamingA) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
+    if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
+    std::mt19937 rng(test_seed() + 18);
+    const int64_t m = 1024, n = ridge::kSkinnyMaxColumnsShared + 8;
+    const int64_t k_from_memory = int64_t(2.0 * cfg.stream_c_min_bytes / (4.0 * double(m)));  // A twice the LLC
+    const int64_t k_cached = k_from_memory / 4;                                               // half of it
+    ASSERT_TRUE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_from_memory)));
+    ASSERT_FALSE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_cached)));
+    const bool reaches = cfg.skinny_max_columns[int(ridge::Dtype::f32)] >= n;  // 128 built in
+    ridge_set_num_threads(1);
+    expect_paths({{m, n, k_from_memory, false, false, 0, reaches ? "skinny" : "blocked"},
+                  {m, n, k_cached, false, false, 0, "blocked"}},
+                 1.0f, 0.0f, rng);
+    ridge_set_num_threads(2);
+    expect_paths({{m, n, k_from_memory, false, false, 0, "blocked"}}, 1.0f, 0.0f, rng);
+    ridge_set_num_threads(0);
 }
 
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape

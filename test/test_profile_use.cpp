@@ -221,7 +221,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(24, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(4, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
     } else {  // the built-in figures (dispatch.cpp)
-        EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
+        EXPECT_EQ(128, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(32, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
     }

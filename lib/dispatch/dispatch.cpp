@@ -76,7 +76,18 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // 64 119-127 / 115, 128 95-110 / 142 (C, m x n, no longer fits L2 beside the
 // chunk of A). See bench/shapes/decode.txt. A profile may move it (ridge-tune
 // measures the same shape); the driver holds at most kSkinnyMaxN.
-constexpr int64_t kSkinnyMaxColumns = 64;
+// On the Zen 5 VM, after the sweep's smaller blocks of C for an A from memory
+// (gemm_skinny.cpp), the skinny path won past 64 columns too, on one thread
+// (skinny / blocked, paired: `ridge-ab` with profiles forcing each, 9 rounds):
+// 4096 x n x 4096 n = 72 1.10, 80 1.09, 96 1.04-1.06, 100 1.03, 112 1.07, 128
+// 1.03-1.04; 4000 x 128 x 4000 1.08, 2048 x 128 x 2048 1.00. Not on two
+// threads (96 0.995, 128 0.92: the blocked path's threads share A's packing,
+// the sweep's both stream A), and no clear gain with A in a cache (1024 x 128
+// x 1024 0.965-0.995, 2048 x 96 x 512 1.00, 1000 x 100 x 1000 1.03, 512 x 128
+// x 2048 1.04). So the figure (built in or measured, on that same one-thread
+// decode shape) holds for one thread with A from memory; elsewhere at most
+// kSkinnyMaxColumnsShared (dispatch.h), the figure measured before.
+constexpr int64_t kSkinnyMaxColumns = 128;
 // 16-bit A: half the bytes to stream, but the blocked path's packing widens A
 // once where the skinny kernel widens it for every column group, so the
 // crossover comes earlier, and earlier for fp16 (a conversion instruction)
@@ -119,8 +130,19 @@ bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {
     return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min(widest, kSkinnyMaxN) && g.m >= min_rows;
 }
 
+bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g);
+
+// One thread streaming op(A) from memory: the decode shape the skinny
+// crossover is measured on (kSkinnyMaxColumns).
+bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    return a_comes_from_memory(cfg, g) && threads_for(flops, cfg.min_flops_per_thread) == 1;
+}
+
 bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
-    return skinny_shape(kernel, g, cfg.skinny_max_columns[int(g.input)]);
+    const int64_t measured = cfg.skinny_max_columns[int(g.input)];
+    const int64_t widest = one_thread_streams_a(cfg, g) ? measured : std::min(measured, kSkinnyMaxColumnsShared);
+    return skinny_shape(kernel, g, widest);
 }
 
 // Few rows (m <= 16): B, the large operand, is read once in place, down its
@@ -434,9 +456,10 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.small_max_volume, cfg.small_max_a_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
-                 "(at most %lld)\n",
+                 "(at most %lld) with one thread and A from memory, else up to %lld\n",
                  (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
-                 (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN);
+                 (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN,
+                 (long long)kSkinnyMaxColumnsShared);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)\n",

@@ -57,6 +57,10 @@ struct BuiltInCrossovers {
     int64_t skinny_max_columns[3];  // by Dtype
 };
 BuiltInCrossovers builtin_crossovers();
+// The skinny path's widest C past which the crossover (skinny_max_columns,
+// measured with one thread streaming A from memory) does not reach: with
+// several threads, or A in a cache, the skinny path stops here (dispatch.cpp).
+constexpr int64_t kSkinnyMaxColumnsShared = 64;
 
 // Threads for a problem of `flops` from the calling thread: 1 inside a caller's
 // parallel region, else the thread's setting capped so each thread gets at least
