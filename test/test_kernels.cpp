@@ -1229,6 +1229,8 @@ TEST(Kernels, DispatchTakesSkinnyPathPastSixtyFourColumnsForOneThreadStreamingA)
                   {m, n, k_cached, false, false, 0, "blocked"}},
                  1.0f, 0.0f, rng);
     ridge_set_num_threads(2);
+    const double flops = 2.0 * double(m) * double(n) * double(k_from_memory);
+    EXPECT_EQ(2, ridge::threads_for(flops)) << "the call must get two threads for this check";
     expect_paths({{m, n, k_from_memory, false, false, 0, "blocked"}}, 1.0f, 0.0f, rng);
     ridge_set_num_threads(0);
 }
@@ -1393,17 +1395,17 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
         // C^T's rows (C's columns) over two blocks and a partial one, B from
         // memory (the smaller blocks) and from a cache.
         for (bool from_memory : {true, false}) {
-        plan.b_from_memory = from_memory;
-        const int64_t m = 40, n = 2 * ridge::skinny_block_rows(40, MR, from_memory) + MR + 5, k = 70;
-        for (int t = 0; t < 4; ++t) {
-            Call call;
-            call.m = m, call.n = n, call.k = k, call.ta = t & 1, call.tb = true;
-            call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
-            call.ldc_pad = 3;
-            plan.threads = t % 2 == 0 ? 1 : 3;
-            ASSERT_TRUE(run_driver(call, plan, rng));
-        }
-        expect_same_bits_on_2_and_3_threads(plan, m, n, k, false, true, rng);
+            plan.b_from_memory = from_memory;
+            const int64_t m = 40, n = 2 * ridge::skinny_block_rows(40, MR, from_memory) + MR + 5, k = 70;
+            for (int t = 0; t < 4; ++t) {
+                Call call;
+                call.m = m, call.n = n, call.k = k, call.ta = t & 1, call.tb = true;
+                call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
+                call.ldc_pad = 3;
+                plan.threads = t % 2 == 0 ? 1 : 3;
+                ASSERT_TRUE(run_driver(call, plan, rng));
+            }
+            expect_same_bits_on_2_and_3_threads(plan, m, n, k, false, true, rng);
         }
     }
 }

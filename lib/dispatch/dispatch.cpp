@@ -81,10 +81,9 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // (skinny / blocked, paired: `ridge-ab` with profiles forcing each, 9 rounds):
 // 4096 x n x 4096 n = 72 1.10, 80 1.09, 96 1.04-1.06, 100 1.03, 112 1.07, 128
 // 1.03-1.04; 4000 x 128 x 4000 1.08, 2048 x 128 x 2048 1.00. Not on two
-// threads (96 0.995, 128 0.92: the blocked path's threads share A's packing,
-// the sweep's both stream A), and no clear gain with A in a cache (1024 x 128
-// x 1024 0.965-0.995, 2048 x 96 x 512 1.00, 1000 x 100 x 1000 1.03, 512 x 128
-// x 2048 1.04). So the figure (built in or measured, on that same one-thread
+// threads (96 0.995, 128 0.92; why was not measured), and no clear gain with
+// A in a cache (1024 x 128 x 1024 0.965-0.995, 2048 x 96 x 512 1.00, 1000 x
+// 100 x 1000 1.03, 512 x 128 x 2048 1.04). So the figure (built in or measured, on that same one-thread
 // decode shape) holds for one thread with A from memory; elsewhere at most
 // kSkinnyMaxColumnsShared (dispatch.h), the figure measured before.
 constexpr int64_t kSkinnyMaxColumns = 128;

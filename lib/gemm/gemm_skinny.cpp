@@ -244,7 +244,7 @@ void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, in
 // (256 KiB of C beside 256 KiB of A per chunk at n = 16 would fit 1 MiB if
 // nothing else came in; the L2 prefetcher runs ahead down A's columns).
 // Paired against 512 KiB (`ridge-ab OLD NEW M N K 9 [TRANS [TYPE]]`, 1
-// thread, GFLOP/s from the slower spell of a noisy host): 4096 x n x 4096 n =
+// thread unless said, in a slow spell of a noisy host): 4096 x n x 4096 n =
 // 4 1.044, 8 1.021, 16 1.145, 24 1.060, 32 1.094 (malloc'ed, OFFSET=4:
 // 1.073), 48 1.031, 64 1.018; fp16 n = 16 / 32 1.030 / 1.005, bf16 n = 8 / 16
 // 1.027 / 1.037; 8192 x 32 x 8192 1.113; the sweep on C^T 16 / 64 x 4096 x
