@@ -93,9 +93,14 @@ constexpr int64_t kSkinnyMaxColumns = 128;
 // than for bf16 (a shift and a mask, b6f4ca6). Measured, 1 thread,
 // 4096 x n x 4096, skinny / blocked (paired, ridge-ab with profiles forcing
 // each): bf16 n = 32 1.24, 48 1.07, 64 1.03, 80 0.96; fp16 32 1.14, 48 0.96,
-// 64 0.96, 80 0.83.
+// 64 0.96, 80 0.83. On the Zen 5 VM, after 88b59cb's blocks and ef4e0ae's
+// prefetch, fp16 up to 64 as well: skinny up to 64 / up to 32 columns, paired
+// (`ridge-ab` with profiles setting each, 7 rounds, 1 thread unless said):
+// 4096 x n x 4096 n = 40 1.25, 48 1.13 / 1.13 (both orders), 64 1.10, 2
+// threads 1.03; A in a cache 2048 x 48 x 512 1.00, 1024 x 64 x 1024 1.04, 512
+// x 64 x 2048 1.03 (ridge-tune there: 96 and 128 columns at 1.01).
 constexpr int64_t kSkinnyMaxColumnsBf16 = 64;
-constexpr int64_t kSkinnyMaxColumnsF16 = 32;
+constexpr int64_t kSkinnyMaxColumnsF16 = 64;
 // bf16 on the vdpbf16ps kernel (GemmChoice::in_place_sibling) has no kernels
 // that read an operand in place: with it alone, a decode step's few columns
 // or few rows were packed for the blocked path. Up to this many rows or
