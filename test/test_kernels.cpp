@@ -668,6 +668,14 @@ void expect_same_bits_on_2_and_3_threads(ridge::GemmPlan plan, int64_t m, int64_
     }
 }
 
+// The chunk of k steps the skinny sweep runs for an fp32 problem of m x n C
+// with `ker`, A's columns lda apart.
+int64_t sweep_chunk_for(const ridge::GemmKernel& ker, int64_t m, int64_t n, int64_t lda, bool a_from_memory) {
+    ridge::GemmArgs g;
+    g.m = m, g.n = n, g.lda = lda;
+    return ridge::skinny_sweep_chunk(g, ker, a_from_memory, false);
+}
+
 // The driver's skinny path (few columns, A untransposed, read in place) with
 // each kernel that has one: m around the MR tiles and the prefetch distance,
 // every n up to the widest the path takes in a spread (column groups of
@@ -687,7 +695,7 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
         SCOPED_TRACE(std::string(ker->name) + " skinny path");
         const int64_t MR = ker->MR;
         const int64_t ms[] = {MR * 2, MR * 2 + 1, MR * 5 - 3, MR * 7 + 17};
-        const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 37, 64, ridge::kSkinnyMaxN};
+        const int64_t ns[] = {1, 2, 11, 12, 13, 16, 17, 24, 25, 32, 37, 64, ridge::kSkinnyMaxN};
         // A from memory; from memory with its columns 4 KiB apart (lda 1024: 8-step
         // chunks up to 8 columns of C); from a cache.
         const char* regimes[] = {"A from memory", "A from memory, lda 1024", "A from a cache"};
@@ -704,7 +712,7 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = regime == 1 ? 1024 - m : t, call.ldb_pad = 3 - t, call.ldc_pad = (n % 2) ? 5 : 0;
                     if (regime == 1 && n <= 8)
-                        ASSERT_EQ(8, ridge::skinny_chunk_columns(n, ridge::Dtype::f32, true, call.lda()));
+                        ASSERT_EQ(8, sweep_chunk_for(*ker, m, n, call.lda(), true));
                     plan.threads = (k % 2 == 1) ? 3 : 1;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
@@ -798,7 +806,7 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
             plan.a_from_memory = from_memory;
             for (int64_t m : {2 * block + ker->MR * 3 + 5, block + 1}) {
                 const int t = serial++ % 4;
-                const int64_t k = 2 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, from_memory, m + t) + 7;
+                const int64_t k = 2 * sweep_chunk_for(*ker, m, n, m + t, from_memory) + 7;
                 Call call;
                 call.m = m, call.n = n, call.k = k;
                 call.tb = t & 1;
@@ -931,7 +939,7 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
         const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
         for (const auto& [m, n] : shapes) {
             const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
-            const int64_t k = 8 * ridge::skinny_chunk_columns(n, ridge::Dtype::f32, plan.a_from_memory, lda) + 5;
+            const int64_t k = 8 * sweep_chunk_for(*ker, m, n, lda, plan.a_from_memory) + 5;
             std::vector<float> a(size_t(lda * k)), b(size_t(k * n)), c0(size_t(ldc * n));
             for (float& x : a) x = dist(rng);
             for (float& x : b) x = dist(rng);
@@ -957,7 +965,7 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
                             ridge::GemmArgs g;
                             g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = beta;
                             g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ld;
-                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g, plan.a_from_memory));
+                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g, *ker, plan.a_from_memory));
                             ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
                         }
                         for (int64_t j = 0; j < n; ++j) {

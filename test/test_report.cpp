@@ -335,7 +335,10 @@ TEST(Report, FewRowsOfBTransposedRunTheSkinnyPathOnCTransposed) {
     ASSERT_STREQ("skinny_trans_b", r.path);
     // The sweep's A is B here: its chunk depends on whether B fits the last-level cache.
     const bool b_from_memory = ridge::exceeds_last_level_cache(ridge::runtime_config(), 4.0 * double(n) * double(k));
-    const double chunks = double(ceil_div(k, ridge::skinny_chunk_columns(m, ridge::Dtype::f32, b_from_memory, n)));
+    ridge::GemmArgs g;
+    g.m = m, g.n = n, g.k = k, g.trans_b = true, g.lda = m, g.ldb = n, g.ldc = m;
+    const ridge::GemmKernel& kernel = *ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    const double chunks = double(ceil_div(k, ridge::skinny_sweep_chunk(g, kernel, b_from_memory, true)));
     EXPECT_DOUBLE_EQ(8.0 * m * n * chunks, r.l2_to_l1_bytes);
     EXPECT_DOUBLE_EQ(r.ideal_bytes, r.memory_bytes);
     EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));

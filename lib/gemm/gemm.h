@@ -116,7 +116,13 @@ ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int t
 // Columns of A (k steps) per chunk of that sweep, for n columns of C, A of
 // type `input`, streamed from memory or read from a cache, its columns lda
 // elements apart; C is read and written once per chunk.
-int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda);
+// `tall_tiles`: whether the sweep runs the kernel's tall tiles (skinny_sweep_chunk
+// decides it as the sweep does).
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda, bool tall_tiles);
+// The chunk of the sweep gemm_skinny_n runs for g with `kernel`, or, with
+// on_c_transposed, of the one gemm_skinny_m_trans_b runs on C^T (a_from_memory
+// then says whether B comes from memory).
+int64_t skinny_sweep_chunk(const GemmArgs& g, const GemmKernel& kernel, bool a_from_memory, bool on_c_transposed);
 // Rows of C per block of that sweep, nominally (a whole number of MR tiles;
 // the sweep makes its blocks equal, each at most an eighth more): each block
 // runs all of its chunks before the next, so its C stays in L2; fewer rows
@@ -130,7 +136,7 @@ int64_t skinny_largest_block_rows(int64_t n, int64_t MR, bool a_from_memory);
 // Whether that sweep updates each block of C in a scratch copy (ldc a multiple
 // of 256 floats, where C's columns share L1 sets, and enough chunks to pay for
 // the copies), memory permitting; C comes out bit for bit the same either way.
-bool skinny_uses_c_scratch(const GemmArgs& args, bool a_from_memory);
+bool skinny_uses_c_scratch(const GemmArgs& args, const GemmKernel& kernel, bool a_from_memory);
 
 // Few rows of C with B transposed (op(A) * B^T, m up to the skinny path's
 // columns): C^T = B * op(A)^T run on the skinny path above, B read once in

@@ -80,6 +80,15 @@ namespace {
 // to 12 columns it measured 0.90-1.11 from run to run, so they keep 16. At
 // 4112 rows it lost (n = 4 0.93), and from a cache it changed nothing (1024 x
 // 4 x 256 1.00), nor for a 16-bit A (fp16 n = 4 1.01, bf16 0.96).
+// In the tall tiles (48 x 8: uses_tall_tiles), which an fp32 A from memory
+// runs at such a stride from 9 columns of C on, 21-32 columns take 64-column
+// chunks again: the tall tile then prefetches the next into L2 only
+// (skinny_tall_tile_avx512.h), and the C updates halve. Paired against 32
+// (`ridge-ab OLD NEW M N K 9 [TRANS]`, 1 thread unless said): 2 threads 4096 x
+// 32 x 4096 1.16-1.22 in both orders; one thread 1.025-1.032 over four runs in
+// both orders in an experiment build (OFFSET=4 1.023, 8192 x 32 x 8192 1.023,
+// 32 x 4096 x 4096 NT, on C^T, 1.032), 1.000-1.012 in the final one. In the
+// 32 x 12 tiles 64 lost: 4096 x 24 / 28 x 4096 0.92 / 0.88.
 constexpr int64_t kMaxChunkColumns = 64;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
@@ -175,6 +184,9 @@ SweepKernels sweep_kernels(const GemmArgs& g, const GemmKernel& ker, bool a_from
     if (uses_tall_tiles(g, ker, a_from_memory))
         return {kSkinnyTallMR, kSkinnyTallNR, ker.skinny_tall, ker.transpose_c, ker.pack_panel_b};
     return {ker.MR, ker.NR, ker.skinny, ker.transpose_c, ker.pack_panel_b};
+}
+int64_t sweep_chunk(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
+    return skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda, uses_tall_tiles(g, ker, a_from_memory));
 }
 
 // The sweep's tiles of rows. When A's columns all start the same distance into
@@ -399,17 +411,18 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
 
 }  // namespace
 
-int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda) {
+int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda, bool tall_tiles) {
     const bool f32_from_memory = a_from_memory && dtype_bytes(input) == 4;
     if (f32_from_memory && f32_columns_power_of_two_apart(lda) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
-    if (f32_from_memory && n <= 32) return n <= kFewStreamsColumnsF32 ? 16 : 32;
+    if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
+    if (f32_from_memory && n <= 32 && !tall_tiles) return 32;
     return kMaxChunkColumns;
 }
 
-bool skinny_uses_c_scratch(const GemmArgs& g, bool a_from_memory) {
-    return uses_c_scratch(g, skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda));
+bool skinny_uses_c_scratch(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
+    return uses_c_scratch(g, sweep_chunk(g, ker, a_from_memory));
 }
 
 int64_t skinny_block_rows(int64_t n, int64_t MR, bool a_from_memory) {
@@ -452,7 +465,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     const SweepKernels kernels = sweep_kernels(g, ker, a_from_memory);
     const RowTiles tiles = row_tiles(g, kernels.MR);
     const int64_t count = tiles.count();
-    const int64_t chunk = skinny_chunk_columns(g.n, g.input, a_from_memory, g.lda);
+    const int64_t chunk = sweep_chunk(g, ker, a_from_memory);
     const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR, a_from_memory);  // what the scratch holds
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
@@ -476,6 +489,10 @@ GemmArgs transposed_problem(const GemmArgs& g) {
 }
 
 }  // namespace
+
+int64_t skinny_sweep_chunk(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory, bool on_c_transposed) {
+    return sweep_chunk(on_c_transposed ? transposed_problem(g) : g, ker, a_from_memory);
+}
 
 ridge_status gemm_skinny_n(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory) {
     return sweep(g, ker, threads, a_from_memory, SweepOutput{});
