@@ -848,8 +848,8 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
         r.memory_bytes = r.ideal_bytes;
         if (plan.skinny_path || plan.skinny_trans_b_path) {  // on C^T: n and m swapped
             const bool on_c_transposed = !plan.skinny_path;
-            const int64_t chunk = skinny_sweep_chunk(g, *plan.kernel, on_c_transposed ? plan.b_from_memory : plan.a_from_memory,
-                                                     on_c_transposed);
+            const bool from_memory = on_c_transposed ? plan.b_from_memory : plan.a_from_memory;
+            const int64_t chunk = skinny_sweep_chunk(g, *plan.kernel, from_memory, on_c_transposed);
             r.l2_to_l1_bytes = 8.0 * g.m * g.n * double((g.k + chunk - 1) / chunk);
         }
         if (plan.skinny_m_path) r.l2_to_l1_bytes = skinny_m_l2_to_l1_bytes(g, *plan.kernel);

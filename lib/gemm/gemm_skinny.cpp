@@ -474,7 +474,9 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
                                           [&](float* scratch, int64_t t, int64_t parts) {
                                               const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch);
+                                              if (first < last)
+                                                  sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out,
+                                                             scratch);
                                           });
 }
 
