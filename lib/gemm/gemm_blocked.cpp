@@ -525,6 +525,27 @@ void count_step(Traffic* traffic, const Schedule& s, const GemmKernel& ker, doub
 }
 
 // The five loops on thread `tid` of the team (see run_thread).
+//
+// Packing is most of what keeps one thread below the kernel's own rate at
+// 1024^3-2048^3. Timed with rdtsc around the two packers (an experiment build,
+// 1 thread, Zen 5 VM): 1024^3 5.7-8.8% of the call (A 2.7-3.6%, B 3.1-5.2%),
+// 2048^3 3.6-4.1%, at 8-15 GB/s, where the same packers run at 27 (B) and 34
+// (A) GB/s on a source read just before. Their sources come from memory: on
+// that VM, lines read a KC step earlier (2-10 ms) come back at close to the
+// speed of memory (a throwaway probe re-reading 2 MiB as 1 KiB runs 8 KiB
+// apart: 24.9 GB/s at once, 19.0 after 0.2 ms of register-only work, 17.9
+// after 2 ms, 12.6 after 20 ms; 13.4 cold), so fetching them a step ahead
+// does not pay. Tried, paired against the same build without it
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW n n n 9-11`, n = 1024 and 2048): the
+// next block of A's source and the next KC step's B source prefetched into L2
+// across the current step's kernel calls 0.966-1.000, the packers' rdtsc shares
+// unchanged; the next KC step's B panel packed micro-panel by micro-panel
+// during this step's last block of A (a second panel buffer; with or without
+// its source prefetched one micro-panel ahead) 0.979-0.994; B's packer
+// prefetching 2-4 panels ahead or into L2 0.985-0.999; A's packer prefetching
+// 2-32 columns ahead 0.991-1.008; one block of A (MC 1024, KC 128-256, B then
+// packed per micro-panel) 0.968-0.990; KC / MC 512 / 256, 384 / 352, 320 /
+// 512, 192 / 512 0.982-1.004.
 void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf, int tid,
                     Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
     const double in_bytes = dtype_bytes(g.input);
