@@ -542,8 +542,9 @@ void count_step(Traffic* traffic, const Schedule& s, const GemmKernel& ker, doub
 // unchanged; the next KC step's B panel packed micro-panel by micro-panel
 // during this step's last block of A (a second panel buffer; with or without
 // its source prefetched one micro-panel ahead) 0.979-0.994; B's packer
-// prefetching 2-4 panels ahead or into L2 0.985-0.999; A's packer prefetching
-// 2-32 columns ahead 0.991-1.008. Other blockings (profiles, the same build):
+// prefetching 2-4 panels ahead or into L2 0.985-0.999, or writing the panel
+// with non-temporal stores (no read for ownership) 0.984-0.985; A's packer
+// prefetching 2-32 columns ahead 0.991-1.008. Other blockings (profiles, the same build):
 // one block of A, B then packed per micro-panel (MC 1024, KC 128-256 at 1024^3
 // 0.968-0.990; MC 2048, KC 128 / 256 at 2048^3 0.958 / 0.985); KC / MC 512 /
 // 256, 384 / 352, 320 / 512, 192 / 512 at 1024^3 0.982-1.004; 512 / 352, 384 /
