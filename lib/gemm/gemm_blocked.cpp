@@ -544,11 +544,11 @@ void count_step(Traffic* traffic, const Schedule& s, const GemmKernel& ker, doub
 // its source prefetched one micro-panel ahead) 0.979-0.994; B's packer
 // prefetching 2-4 panels ahead or into L2 0.985-0.999, or writing the panel
 // with non-temporal stores (no read for ownership) 0.984-0.985; A's packer
-// prefetching 2-32 columns ahead 0.991-1.008. Other blockings (profiles, the same build):
-// one block of A, B then packed per micro-panel (MC 1024, KC 128-256 at 1024^3
-// 0.968-0.990; MC 2048, KC 128 / 256 at 2048^3 0.958 / 0.985); KC / MC 512 /
-// 256, 384 / 352, 320 / 512, 192 / 512 at 1024^3 0.982-1.004; 512 / 352, 384 /
-// 480, 320 / 576 at 2048^3 0.993-0.999.
+// prefetching 2-32 columns ahead 0.991-1.008. Other blockings (profiles, the
+// same build): one block of A, B then packed per micro-panel (MC 1024, KC
+// 128-256 at 1024^3 0.968-0.990; MC 2048, KC 128 / 256 at 2048^3 0.958 /
+// 0.985); KC / MC 512 / 256, 384 / 352, 320 / 512, 192 / 512 at 1024^3
+// 0.982-1.004; 512 / 352, 384 / 480, 320 / 576 at 2048^3 0.993-0.999.
 void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf, int tid,
                     Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
     const double in_bytes = dtype_bytes(g.input);
