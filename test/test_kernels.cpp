@@ -1115,7 +1115,10 @@ TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
 // the groups of 6 or 3 and of 16, 12 or 8 columns (remainders of 1 and 2; of
 // 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1),
 // k around the 16-wide steps (the masked tail), every transpose pair, padded
-// leading dimensions, and 1 and 3 threads (groups split between them).
+// leading dimensions, 1 and 3 threads (groups split between them), and the
+// outer form in passes over k of 16 or 32 steps (GemmPlan::few_rows_k_pass;
+// each pass after the first adds to C, a transposed B gathered per pass);
+// then C bit for bit the same on 1, 2 and 3 threads with passes.
 TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 9;
     SCOPED_TRACE(seed_note(seed));
@@ -1136,8 +1139,13 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
                     plan.threads = (n > 24 && m % 3 == 0) ? 3 : 1;  // 3 threads: at least 2 groups
+                    plan.few_rows_k_pass = k <= 16 ? 0 : (m + n) % 3 == 0 ? 0 : (m + n) % 3 == 1 ? 16 : 32;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
+        plan.few_rows_k_pass = 32;
+        expect_same_bits_on_2_and_3_threads(plan, 40, 100, 150, false, false, rng);
+        expect_same_bits_on_2_and_3_threads(plan, 24, 100, 150, false, true, rng);
+        plan.few_rows_k_pass = 0;
     }
 }
 
@@ -1267,8 +1275,9 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
 // Dispatch sends few-row fp32 problems above the volume where the small path
 // takes any shape (160^3) to the few-rows path when the chosen kernel has one
 // (up to 16 rows), and leaves them to the small path at or below it; with an
-// outer-product kernel also 17-48 rows that the small path does not take,
-// while A's packed panel fits in half of L2 (the result right on every path).
+// outer-product kernel also 17-48 rows that the small path does not take, at
+// any k (A's packed panel read in passes where it outgrows half of L2), the
+// result right on every path.
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
@@ -1285,15 +1294,15 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     }
     if (ker->few_rows_outer == nullptr) return;
     // 17-48 rows: where the small path does not take them (above 512^3, or
-    // A's columns more than 512 floats apart), up to 48 rows and while A's
-    // packed panel (32 rows x k) fits in half of L2.
-    const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 32)) + 16;
-    const int64_t wide = int64_t(512.0 * 512.0 * 512.0 / (32.0 * double(long_k - 32))) + 1;
+    // A's columns more than 512 floats apart), up to 48 rows, with A's packed
+    // panel (48 rows x k) within half of L2 or past it.
+    const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
+    const int64_t wide = int64_t(512.0 * 512.0 * 512.0 / (48.0 * double(long_k - 32))) + 1;
     expect_paths({{32, 1024, 512, false, false, 0, "small"},
                   {17, 300, 1000, false, false, 600, "skinny_m"},
                   {48, 400, 400, false, false, 600, "skinny_m"},
-                  {32, wide, long_k - 32, false, false, 0, "skinny_m"},
-                  {32, wide, long_k, false, false, 0, "blocked"},
+                  {48, wide, long_k - 32, false, false, 0, "skinny_m"},
+                  {48, wide, long_k, false, false, 0, "skinny_m"},
                   {49, 4096, 1024, false, false, 0, "blocked"}},
                  0.5f, 0.0f, rng);
 }
@@ -1303,8 +1312,9 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
 // both kernel forms' tiles (dot up to 8, outer 9-48), m around their column
 // groups, k around the 16-wide steps, B as stored both ways, padded leading
 // dimensions (ldc too: C^T's tile is added into C's rows), alpha and beta
-// (beta = 0 over NaN), 1 and 3 threads; and C bit for bit the same on 1, 2
-// and 3 threads.
+// (beta = 0 over NaN), 1 and 3 threads, passes over k of 16 steps (C^T's
+// tile added into C from the second on); and C bit for bit the same on 1, 2
+// and 3 threads, in one pass and in passes.
 TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
     const uint32_t seed = test_seed() + 15;
     SCOPED_TRACE(seed_note(seed));
@@ -1325,10 +1335,15 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
                     call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                     call.lda_pad = t, call.ldb_pad = 3 - t, call.ldc_pad = (m % 2) ? 5 : 0;
                     plan.threads = (m > 24 && n % 2 == 1) ? 3 : 1;
+                    plan.few_rows_k_pass = k > 16 && (m + n) % 2 == 0 ? 16 : 0;
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
         // Threads split C^T's groups of columns (C's rows): the same C on any count.
+        plan.few_rows_k_pass = 0;
         expect_same_bits_on_2_and_3_threads(plan, 100, 20, 70, true, false, rng);
+        plan.few_rows_k_pass = 32;
+        expect_same_bits_on_2_and_3_threads(plan, 100, 40, 150, true, false, rng);
+        plan.few_rows_k_pass = 0;
     }
 }
 
@@ -1441,8 +1456,9 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
 
 // Dispatch sends few columns of C with A transposed to the few-rows path on
 // C^T, with the few-rows path's limits with m and n swapped: up to 16 columns
-// always, 17-48 with the outer kernel while B's packed panel fits in half of
-// L2; not 49 columns, not A untransposed, and not what the small path takes.
+// always, 17-48 with the outer kernel at any k (B's packed panel read in
+// passes past half of L2); not 49 columns, not A untransposed, and not what
+// the small path takes.
 TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
@@ -1458,7 +1474,7 @@ TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     expect_paths({{1000, 48, 600, true, false, 0, "skinny_trans_a"},
                   {1000, 33, 600, true, true, 0, "skinny_trans_a"},
                   {1000, 49, 600, true, false, 0, "blocked"},
-                  {600, 48, long_k, true, false, 0, "blocked"}},
+                  {600, 48, long_k, true, false, 0, "skinny_trans_a"}},
                  0.5f, 0.0f, rng);
 }
 

@@ -304,6 +304,39 @@ TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
     EXPECT_TRUE(call.c_right);
 }
 
+// Where its packed panel of A (40 rows: 48 x k) outgrows half of L2, the
+// few-rows path reads it in passes over k, each group of columns its slice per
+// pass: the panel still once per group, B once, and C read and written once
+// more per pass after the first, which the report counts in memory traffic.
+// Three passes: k just over two of the longest passes half of L2 allows.
+TEST(Report, FewRowsPathInPassesCountsCOncePerPass) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->few_rows_outer == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
+    const int64_t m = 40, n = 100;
+    const int64_t longest_pass = int64_t(ridge::machine_topology().l2.size_bytes) / 2 / (4 * 48) / 16 * 16;
+    const int64_t k = 2 * longest_pass + 100;
+    const ReportedCall call = reported_call(m, n, k, 600);  // A's columns far apart: not the small path's
+    ASSERT_STREQ("skinny_m", call.report.path);
+    const double groups = double(ceil_div(n, 8));  // three vectors of rows: 8 columns a group
+    EXPECT_DOUBLE_EQ(4.0 * (48.0 * k * groups + double(k) * n), call.report.l2_to_l1_bytes);
+    EXPECT_DOUBLE_EQ(call.report.ideal_bytes + 2 * 8.0 * m * n, call.report.memory_bytes);
+    EXPECT_TRUE(call.c_right);
+    // fp16 inputs take passes up to 32 rows only (dispatch.cpp: kOuterPassesMaxRows16Bit).
+    for (int64_t rows : {int64_t{32}, int64_t{40}}) {
+        const uint16_t half = 0x3800, quarter = 0x3400;  // 0.5 and 0.25 in fp16
+        std::vector<uint16_t> a(600 * k, half), b(k * n, quarter);
+        std::vector<float> c(rows * n, 0.0f);
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_f16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, rows, n, k, 1.0f,
+                                                a.data(), 600, b.data(), k, 0.0f, c.data(), rows));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(rows <= 32 ? "skinny_m" : "blocked", r.path) << rows << " rows";
+        EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
+    }
+}
+
 // Few columns with A transposed run the few-rows path on C^T (30 columns: a
 // 32-row panel of B^T, groups of 12 of A's 600 columns): the report counts
 // the panel once per group and A once, and names the path.

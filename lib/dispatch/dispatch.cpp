@@ -162,13 +162,16 @@ constexpr int64_t kSkinnyMaxRows = 16;
 // this path / the blocked path, alternating builds; oneDNN in one run):
 // m = 24 116 / 53-56 (oneDNN 78), 32 155-158 / 74-79 (109), 48 166-168 / 76-81
 // (121); 40 x 1024 x 2048 153 (oneDNN 133). Only what the small path does not
-// take (see use_small_path), and only while the packed panel of A (m rounded
-// up to 16, times k) stays within half of L2: every group of columns reads
-// all of it again.
+// take (see use_small_path). Where the packed panel of A (m rounded up to 16,
+// times k) outgrows half of L2, it is read in passes over k
+// (few_rows_k_pass): for fp32 at any m up to 48, for 16-bit inputs only up to
+// 32 rows, where the kernel's widening of B in three vectors' tiles lost to
+// the blocked path's converting packer (fp16, passes / blocked: 48 x 4096 x
+// 4096 0.908, TN 4096 x 48 x 4096 0.911, 40 x 4096 x 4096 0.951; 32 x 4096 x
+// 8192 1.238, 24 x 4096 x 16384 1.260).
 constexpr int64_t kOuterMaxRows = 48;
+constexpr int64_t kOuterPassesMaxRows16Bit = 32;
 
-// B transposed is left to the blocked path: its columns are then strided, and
-// the few-rows path would have to gather each of them first.
 // The outer kernel's packed fp32 panel of `rows` rows (rounded up to 16) and k
 // columns within half of L2.
 bool outer_panel_fits(int64_t rows, int64_t k) {
@@ -176,10 +179,38 @@ bool outer_panel_fits(int64_t rows, int64_t k) {
     return panel_bytes <= double(machine_topology().l2.size_bytes) / 2;
 }
 
+// B transposed is left to the blocked path: its columns are then strided, and
+// the few-rows path would have to gather each of them first.
 bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
     if (g.trans_b || kernel.few_rows == nullptr) return false;  // (a kernel row exists per input type)
     if (g.m <= kSkinnyMaxRows) return true;
-    return kernel.few_rows_outer != nullptr && g.m <= kOuterMaxRows && outer_panel_fits(g.m, g.k);
+    if (kernel.few_rows_outer == nullptr || g.m > kOuterMaxRows) return false;
+    return g.input == Dtype::f32 || g.m <= kOuterPassesMaxRows16Bit || outer_panel_fits(g.m, g.k);
+}
+
+// k steps per pass of the few-rows path's outer form over `rows` rows (m, or n
+// on C^T): every group of columns reads the whole packed fp32 panel of op(A)
+// (rows rounded up to 16, times k) again, so each pass keeps its slice within
+// half of L2, the rest left to B's lines and C; equal passes, each a whole
+// number of 16-step vectors along k. Before, the path stopped where the whole
+// panel outgrew half of L2 and the blocked path took those shapes (its 32-row
+// tiles half empty at 48 rows). Measured, 1 thread, two builds alternated call
+// by call (`ridge-ab OLD NEW M N K 11`, medians of the paired ratios), passes
+// against the blocked path: 48 x 4096 x 4096 1.133, 40 x 4096 x 4096 1.142,
+// 33 x 4096 x 4096 1.140, 48 x 2048 x 8192 1.119; against the few-rows path in
+// one pass (the panel from beyond L2): 48 x 4096 x 4096 1.04, 40 x 4096 x 4096
+// 1.04, 48 x 2048 x 8192 1.09; against passes within a quarter of L2: 1.02,
+// 1.02, 1.04. Not for rows in one vector (up to 16, on this path at any k
+// before), where each line of the panel feeds 16 columns' FMAs and one pass
+// measured 1-1.5% better (16 x 2048 x 16384 0.987-0.994 with passes, 12 x 4096
+// x 12288 0.989): 0, one pass.
+int64_t few_rows_k_pass(int64_t rows, int64_t k) {
+    constexpr int64_t kLanes = 16, kStep = 16;  // rows per vector; k steps per vector of a row
+    if (rows <= kLanes) return 0;
+    const int64_t row_bytes = 4 * ((rows + kLanes - 1) / kLanes * kLanes);
+    const int64_t most = std::max(kStep, int64_t(machine_topology().l2.size_bytes) / 2 / row_bytes / kStep * kStep);
+    const int64_t passes = (k + most - 1) / most;
+    return ((k + passes - 1) / passes + kStep - 1) / kStep * kStep;
 }
 
 // Few columns with A transposed: the layout of a decode step written row-major
@@ -752,6 +783,8 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
                                use_skinny_trans_b_path(cfg, reader, args);
     if (plan.skinny_m_path || plan.skinny_path || plan.skinny_trans_a_path || plan.skinny_trans_b_path)
         plan.kernel = &reader;
+    if (plan.skinny_m_path) plan.few_rows_k_pass = few_rows_k_pass(args.m, args.k);
+    if (plan.skinny_trans_a_path) plan.few_rows_k_pass = few_rows_k_pass(args.n, args.k);
     plan.stream_c = use_streaming_c(cfg, plan, args);
     return run_gemm(args, plan);
 }
@@ -841,11 +874,14 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
     r.ideal_bytes = ideal_gemm_bytes(g);
     if (plan.small_path || plan.skinny_path || plan.skinny_m_path || plan.skinny_trans_a_path ||
         plan.rows_in_place_path || plan.skinny_trans_b_path) {
-        // In place: each operand read once from memory, C once; the skinny sweep
-        // also reads and writes C from L2 once per chunk of k steps; the small
+        // In place: each operand read once from memory, C once; the few-rows
+        // path's passes over k read and write C (C^T) once more each; the skinny
+        // sweep also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
         // L2 once per block of A's rows each, then stay in L1 while the block passes).
         r.memory_bytes = r.ideal_bytes;
+        if (plan.few_rows_k_pass > 0 && (plan.skinny_m_path || plan.skinny_trans_a_path))
+            r.memory_bytes += 8.0 * g.m * g.n * double((g.k - 1) / plan.few_rows_k_pass);
         if (plan.skinny_path || plan.skinny_trans_b_path) {  // on C^T: n and m swapped
             const bool on_c_transposed = !plan.skinny_path;
             const bool from_memory = on_c_transposed ? plan.b_from_memory : plan.a_from_memory;

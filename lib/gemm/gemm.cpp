@@ -29,8 +29,8 @@ ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
     }
     if (plan.small_path) return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats);
     if (plan.skinny_path) return gemm_skinny_n(g, *plan.kernel, plan.threads, plan.a_from_memory);
-    if (plan.skinny_m_path) return gemm_skinny_m_f32(g, *plan.kernel, plan.threads);
-    if (plan.skinny_trans_a_path) return gemm_skinny_n_trans_a_f32(g, *plan.kernel, plan.threads);
+    if (plan.skinny_m_path) return gemm_skinny_m_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);
+    if (plan.skinny_trans_a_path) return gemm_skinny_n_trans_a_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);
     if (plan.skinny_trans_b_path) return gemm_skinny_m_trans_b(g, *plan.kernel, plan.threads, plan.b_from_memory);
     if (plan.rows_in_place_path) return gemm_rows_in_place(g, *plan.kernel, plan.threads);
     return gemm_blocked(g, plan);

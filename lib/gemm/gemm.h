@@ -55,6 +55,11 @@ struct GemmPlan {
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
     int64_t b_panel_columns_in_l2 = 0;
+    // Few-rows path (skinny_m, skinny_trans_a), outer-product form: k steps per
+    // pass over op(B), so that the share of the packed op(A) each group of
+    // columns reads again stays in L2 (set by the dispatcher: few_rows_k_pass;
+    // 0: all of k in one pass).
+    int64_t few_rows_k_pass = 0;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
 
@@ -147,7 +152,9 @@ ridge_status gemm_skinny_m_trans_b(const GemmArgs& args, const GemmKernel& kerne
 
 // Few rows of C (m <= 48): op(B) read once in place (fp32, or fp16/bf16 widened
 // by the kernels), op(A) packed once as fp32 (gemm_skinny_m.cpp).
-ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+// k_pass: k steps per pass over op(B) in the outer-product form (0: all of k;
+// GemmPlan::few_rows_k_pass).
+ridge_status gemm_skinny_m_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t k_pass);
 // Bytes that path moves from L2 into L1 (for the call report): the packed op(A)
 // once per group of columns, and op(B) once per tile height it passes.
 double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
@@ -156,7 +163,8 @@ double skinny_m_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 // op(B)^T * A run on the few-rows path, A read once in place down its columns,
 // op(B) packed once as fp32 (gemm_skinny_m.cpp). Same kernels as
 // gemm_skinny_m_f32, which widen a 16-bit A's columns as they read them.
-ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& args, const GemmKernel& kernel, int threads);
+ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& args, const GemmKernel& kernel, int threads,
+                                       int64_t k_pass);
 double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& args, const GemmKernel& kernel);
 
 // Few columns of C with A transposed, read in place by kernel.rows_in_place

@@ -18,6 +18,12 @@
 // Threads split the groups of columns: each C element is computed by one
 // thread, the same way for any thread count.
 //
+// In the outer form every group of columns reads all of the packed panel of
+// op(A) again, so that panel is read from L2 only while it fits there beside
+// B's lines: past that (48 rows x 4096 k steps is 768 KiB) the path runs in
+// passes over k (GemmPlan::few_rows_k_pass), each group reading its slice of
+// the panel, and C read back and added to from the second pass on.
+//
 // The same path also runs few *columns* of C with A transposed
 // (gemm_skinny_n_trans_a_f32): C^T = op(B)^T * A is a few-rows problem whose
 // large operand is A itself, read in place down its columns (each a row of
@@ -127,20 +133,27 @@ constexpr int64_t kMaxTileFloats = 48 * 8;
 
 // C^T's tile (m x nr, ld m) added into C (g is the transposed problem, so its
 // C(i, j) lives at c[j + i*ldc]): rows of the tile are runs of C's columns.
-void add_transposed_tile(const GemmArgs& g, const float* tile, int64_t nr, int64_t j0) {
+void add_transposed_tile(const GemmArgs& g, const float* tile, int64_t nr, int64_t j0, float beta) {
     for (int64_t i = 0; i < g.m; ++i) {
         float* out = g.c + j0 + i * g.ldc;
         for (int64_t j = 0; j < nr; ++j)
-            out[j] = g.beta == 0.0f ? tile[i + j * g.m] : tile[i + j * g.m] + g.beta * out[j];
+            out[j] = beta == 0.0f ? tile[i + j * g.m] : tile[i + j * g.m] + beta * out[j];
     }
 }
 
-// One group of columns starting at column j0, from A packed by the form's packer.
-// c_transposed: g's C holds C^T (see add_transposed_tile). B of a 16-bit type
-// is passed to the kernel in place, which converts it; transposed, B is fp32
-// only (gathered here; dispatch sends no 16-bit transposed B to this path).
+// k steps [first, first + count) of one pass over op(B) (the outer form's; the
+// dot form takes all of k in one).
+struct KPass {
+    int64_t first, count;
+};
+
+// One group of columns starting at column j0, over the k steps of `pass`,
+// from A packed by the form's packer. c_transposed: g's C holds C^T (see
+// add_transposed_tile). B of a 16-bit type is passed to the kernel in place,
+// which converts it; transposed, B is fp32 only (the pass's k steps gathered
+// here; dispatch sends no 16-bit transposed B to this path).
 void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, float* b_copy, int64_t j0,
-               bool c_transposed) {
+               bool c_transposed, KPass pass) {
     const float* b = static_cast<const float*>(g.b);
     const int64_t nr = std::min(group_columns(g, ker), g.n - j0);
     // op(B)(p, j) = b[p + j*ldb], elements of the input type
@@ -148,19 +161,25 @@ void run_group(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, 
     int64_t ld = g.ldb;
     if (g.trans_b) {  // fp32, op(B)(p, j) = b[j + p*ldb]: gather the columns
         for (int64_t j = 0; j < nr; ++j)
-            for (int64_t p = 0; p < g.k; ++p) b_copy[j * g.k + p] = b[(j0 + j) + p * g.ldb];
+            for (int64_t p = pass.first; p < pass.first + pass.count; ++p)
+                b_copy[j * g.k + p] = b[(j0 + j) + p * g.ldb];
         cols = b_copy;
         ld = g.k;
     }
     alignas(64) float tile[kMaxTileFloats];
     float* c = c_transposed ? tile : g.c + j0 * g.ldc;
     const int64_t ldc = c_transposed ? g.m : g.ldc;
-    const float beta = c_transposed ? 0.0f : g.beta;
-    if (outer_form(g, ker))
-        ker.few_rows_outer(g.m, nr, g.k, g.alpha, packed_a, cols, ld, beta, c, ldc);
-    else
+    const float pass_beta = pass.first == 0 ? g.beta : 1.0f;  // later passes add to C
+    const float beta = c_transposed ? 0.0f : pass_beta;
+    if (outer_form(g, ker)) {
+        const int64_t b_elem_bytes = g.trans_b ? 4 : dtype_bytes(g.input);  // (gathered: fp32)
+        const void* pass_cols = static_cast<const char*>(cols) + pass.first * b_elem_bytes;
+        const float* pass_a = packed_a + pass.first * outer_vectors(g.m) * kLanes;
+        ker.few_rows_outer(g.m, nr, pass.count, g.alpha, pass_a, pass_cols, ld, beta, c, ldc);
+    } else {
         ker.few_rows(g.m, nr, g.k, g.alpha, packed_a, packed_row_stride(g.k), cols, ld, beta, c, ldc);
-    if (c_transposed) add_transposed_tile(g, tile, nr, j0);
+    }
+    if (c_transposed) add_transposed_tile(g, tile, nr, j0, pass_beta);
 }
 
 // This thread's buffer for transposed B's gathered columns (none needed otherwise).
@@ -170,8 +189,10 @@ float* b_copy_buffer(const GemmArgs& g, const GemmKernel& ker) {
     return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(group_columns(g, ker) * g.k));
 }
 
-// The few-rows problem g; c_transposed: its C holds C^T.
-ridge_status run_few_rows(const GemmArgs& g, const GemmKernel& ker, int threads, bool c_transposed) {
+// The few-rows problem g in passes of k_pass k steps (outer form; 0: one
+// pass); c_transposed: its C holds C^T.
+ridge_status run_few_rows(const GemmArgs& g, const GemmKernel& ker, int threads, bool c_transposed,
+                          int64_t k_pass) {
     Workspace* ws = this_thread_workspace();
     float* packed_a = ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(packed_floats(g, ker)));
     if (packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
@@ -188,9 +209,15 @@ ridge_status run_few_rows(const GemmArgs& g, const GemmKernel& ker, int threads,
         b_copy = b_copy_buffer(g, ker);
         return !g.trans_b || b_copy != nullptr;
     };
+    const int64_t pass_steps = outer_form(g, ker) && k_pass > 0 ? k_pass : g.k;
+    // Each thread runs every pass over its own groups: C's columns are its own,
+    // so passes need no barrier, and each element of C sees the same passes in
+    // the same order on any thread count.
     return run_once_every_thread_reserved(team, reserve, [&](float* b_copy, int64_t t, int64_t parts) {
-        for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
-            run_group(g, ker, packed_a, b_copy, q * width, c_transposed);
+        for (int64_t p0 = 0; p0 < g.k; p0 += pass_steps)
+            for (int64_t q = groups * t / parts; q < groups * (t + 1) / parts; ++q)
+                run_group(g, ker, packed_a, b_copy, q * width, c_transposed,
+                          KPass{p0, std::min(pass_steps, g.k - p0)});
     });
 }
 
@@ -214,12 +241,12 @@ double skinny_m_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
     return 4.0 * double(packed_floats(g, ker)) * groups + b_bytes * double(packed_rows(g.m) / kRowGroup);
 }
 
-ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    return run_few_rows(g, ker, threads, false);
+ridge_status gemm_skinny_m_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t k_pass) {
+    return run_few_rows(g, ker, threads, false, k_pass);
 }
 
-ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    return run_few_rows(transposed_problem(g), ker, threads, true);
+ridge_status gemm_skinny_n_trans_a_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t k_pass) {
+    return run_few_rows(transposed_problem(g), ker, threads, true, k_pass);
 }
 
 double skinny_n_trans_a_l2_to_l1_bytes(const GemmArgs& g, const GemmKernel& ker) {
