@@ -376,6 +376,7 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
             plan.blocking = {MR, NR, blk.KC, blk.MC, blk.NC};
             plan.threads = threads;
             plan.b_from_memory = b_from_memory;
+            plan.b_beyond_cache_share = b_from_memory;
             plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
             SCOPED_TRACE(std::string(ker->name) + " KC=" + std::to_string(blk.KC) + " MC=" +
                          std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +

@@ -171,6 +171,7 @@ TEST_P(KernelTest, DriverWithTinyBlocking) {
             // one-micro-panel B panels (runs_k_steps_outside_jc).
             ridge::GemmPlan plan = tiny_plan(kc);
             plan.b_from_memory = b_from_memory;
+            plan.b_beyond_cache_share = b_from_memory;
             plan.b_panel_columns_in_l2 = b_from_memory ? kernel_->NR : 0;
             SCOPED_TRACE(std::string(kernel_->name) + " tiny KC=" + std::to_string(kc) +
                          (b_from_memory ? ", B from memory" : ""));
@@ -1200,6 +1201,31 @@ TEST(Kernels, DriverSkinnyMPathWithBStartingInsideARun) {
                         }
                     }
     }
+}
+
+// The blocked path reads B in place (first_tile_reads_b_source) where op(B)
+// outgrows each thread's share of the last-level cache: the whole cache for one
+// thread, half of it for two, a third for three; counted in the input type's bytes.
+TEST(Kernels, BReadInPlaceBeyondEachThreadsShareOfTheLastLevelCache) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const double llc = cfg.stream_c_min_bytes;
+    ridge::GemmArgs g;
+    g.input = ridge::Dtype::f32;
+    g.k = 256;
+    auto columns = [&](double share_of_llc, double elem_bytes) {
+        return int64_t(share_of_llc * llc / (elem_bytes * double(g.k)));
+    };
+    g.n = columns(0.75, 4);
+    EXPECT_FALSE(ridge::b_beyond_cache_share(cfg, g, 1));
+    EXPECT_TRUE(ridge::b_beyond_cache_share(cfg, g, 2));
+    g.n = columns(0.4, 4);
+    EXPECT_FALSE(ridge::b_beyond_cache_share(cfg, g, 2));
+    EXPECT_TRUE(ridge::b_beyond_cache_share(cfg, g, 3));
+    g.n = columns(1.25, 4);
+    EXPECT_TRUE(ridge::b_beyond_cache_share(cfg, g, 1));
+    g.input = ridge::Dtype::bf16;  // the same columns in half the bytes
+    EXPECT_FALSE(ridge::b_beyond_cache_share(cfg, g, 1));
+    EXPECT_TRUE(ridge::b_beyond_cache_share(cfg, g, 2));
 }
 
 // Dispatch sends few-column fp32 problems with an untransposed A to the

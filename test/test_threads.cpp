@@ -298,6 +298,7 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             for (bool b_from_memory : {false, true}) {
                 ridge::GemmPlan plan{ker, bp, 1};
                 plan.b_from_memory = b_from_memory;
+                plan.b_beyond_cache_share = b_from_memory;
                 plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
                 SCOPED_TRACE(b_from_memory ? "B from memory" : "B in cache");
                 expect_same_bits_for_one_two_three_threads(c, ops, plan);

@@ -670,6 +670,25 @@ RuntimeConfig make_config() {
 
 bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes) { return bytes > cfg.stream_c_min_bytes; }
 
+// Whether op(B) is larger than each thread's share of the last-level cache
+// (GemmPlan::b_beyond_cache_share; the whole cache for one thread). A team's
+// slices of B, their packed blocks of A and C compete for the one cache, and
+// the blocked path's rules that read B where it is instead of packing it
+// (first_tile_reads_b_source, all_tiles_read_b_source in gemm_blocked.cpp)
+// paid there as they do from memory. Measured, 2 threads (each its own
+// columns), one process alternating two builds (`RIDGE_NUM_THREADS=2 ridge-ab
+// OLD NEW M N K 15`, medians of the paired ratios), against the whole cache:
+// 256 x 1024 x 1024 1.155, TN 1.041, 256 x 768 x 1024 1.160, 256 x 1024 x 768
+// 1.11 (an experiment build taking B as from memory); where it changes
+// nothing, 512 x 1024 x 1024 (first tiles only) 0.992, 128 x 512 x 512 0.994,
+// 1 thread 256 x 1024 x 1024 1.012. Only for those rules: taken as
+// b_from_memory everywhere, the skinny path on C^T lost (2 threads, NT 16 x
+// 1000 x 1000 0.874, 30 x 700 x 1000 0.958).
+bool b_beyond_cache_share(const RuntimeConfig& cfg, const GemmArgs& g, int threads) {
+    const double b_bytes = double(dtype_bytes(g.input)) * double(g.k) * double(g.n);
+    return exceeds_last_level_cache(cfg, b_bytes * double(std::max(1, threads)));
+}
+
 const RuntimeConfig& runtime_config() {
     static const RuntimeConfig cfg = make_config();
     return cfg;
@@ -764,13 +783,14 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
         plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
         return run_gemm(args, plan);
     }
+    plan.threads = threads_for(flops, cfg.min_flops_per_thread);
     plan.b_from_memory = b_comes_from_memory(cfg, args);
+    plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, args);
     plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
                                         *choice.kernel, args, plan.b_from_memory);
     plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
-    plan.threads = threads_for(flops, cfg.min_flops_per_thread);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
     const GemmKernel& reader = in_place_reader(choice, args);
     plan.skinny_m_path = use_skinny_m_path(reader, args);

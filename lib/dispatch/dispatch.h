@@ -82,6 +82,11 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k);
 // call streams it from memory (GemmPlan::a_from_memory and b_from_memory).
 bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes);
 
+// Whether op(B) of g is larger than each thread's share of the last-level
+// cache, for a team of `threads` (the whole cache for one): GemmPlan::
+// b_beyond_cache_share, where the blocked path reads B in place.
+bool b_beyond_cache_share(const RuntimeConfig& cfg, const GemmArgs& g, int threads);
+
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);
 

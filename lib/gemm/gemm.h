@@ -47,6 +47,10 @@ struct GemmPlan {
     // Blocked path: op(B) is larger than the last-level cache, so its micro-panels
     // come from memory (set by the dispatcher; see first_tile_reads_b_source).
     bool b_from_memory = false;
+    // Blocked path: op(B) is larger than each thread's share of the last-level
+    // cache (the whole cache for one thread; set by the dispatcher), where B is
+    // read in place rather than packed (see first_tile_reads_b_source).
+    bool b_beyond_cache_share = false;
     // op(A) is larger than the last-level cache (set by the dispatcher): the
     // skinny sweep streams it from memory, which decides its chunk of k steps
     // (skinny_chunk_columns).

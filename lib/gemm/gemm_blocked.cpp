@@ -93,10 +93,11 @@ bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b
 // tiles after it. Packing first, a micro-panel read from memory has nothing
 // to overlap it; this way the first tile's FMAs run while its lines arrive,
 // and packing then reads them from L1 or L2. Only when op(B) is larger than
-// the last-level cache (GemmPlan::b_from_memory), so that its micro-panels
-// do come from memory: from cache the small kernel costs more than packing
-// first (128 x 512 x 512: 0.979 with it, 0.993 without, each against the same
-// previous build). fp32 B only (the small kernel does not convert). Measured
+// the last-level cache, or than each thread's share of it in a team
+// (GemmPlan::b_beyond_cache_share), so that its micro-panels do come from
+// memory or compete for the cache: from a cache the small kernel costs more
+// than packing first (128 x 512 x 512: 0.979 with it, 0.993 without, each
+// against the same previous build). fp32 B only (the small kernel does not convert). Measured
 // against the previous build (`ridge-ab OLD NEW M N K ROUNDS`, 1 thread): B of
 // 64 MiB 64 x 4096 x 4096 1.028-1.064, 128 x 4096 x 4096 1.029-1.046, 256 x
 // 4096 x 4096 1.016-1.018; B of 16 MiB 256 x 2048 x 2048 1.016-1.019, 128 x
@@ -114,7 +115,7 @@ bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b
 // 0.96 (each k step of A a page apart, which no prefetcher follows).
 bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_per_micro_panel) {
     const GemmKernel& ker = *plan.kernel;
-    return b_per_micro_panel && plan.b_from_memory && g.input == Dtype::f32 && ker.small_f32 != nullptr &&
+    return b_per_micro_panel && plan.b_beyond_cache_share && g.input == Dtype::f32 && ker.small_f32 != nullptr &&
            ker.packed_bytes == 4;
 }
 
