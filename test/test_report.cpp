@@ -69,17 +69,46 @@ TEST(Report, BlockedMemoryTrafficMatchesTheSchedule) {
 }
 
 TEST(Report, MemoryTrafficIsTheSameForAnyThreadCountWhenThreadsShareB) {
-    // C taller than wide: threads share each B panel and split the packing and
-    // C, they never duplicate it: the memory traffic of the schedule cannot
-    // depend on how many threads ran it.
+    // C taller than wide but with too few rows for every thread to take two MR
+    // panels of its own (splits_rows): threads share each B panel and split the
+    // packing and C, they never duplicate it: the memory traffic of the
+    // schedule cannot depend on how many threads ran it.
     const ridge::BlockingParams bp = small_blocking();
-    for (const Problem& p : {Problem{300, 250, 150, 0.0f}, Problem{400, 37, 130, 2.0f}}) {
+    const int64_t MR = bp.MR;
+    for (const Problem& p : {Problem{3 * MR + 5, MR + 3, 150, 0.0f}, Problem{2 * MR + 1, 37, 130, 2.0f}}) {
         const ridge::Traffic one = run_blocked(p, bp, 1);
         for (int threads : {2, 3}) {
+            if (p.m >= threads * 2 * MR || p.n >= p.m) continue;  // (a slice of its own per thread)
             const ridge::Traffic many = run_blocked(p, bp, threads);
             EXPECT_DOUBLE_EQ(one.memory, many.memory) << threads << " threads";
             // Each group of threads brings the B panel into its own L2: never less than one.
             EXPECT_GE(many.l3_to_l2, one.l3_to_l2);
+        }
+    }
+}
+
+TEST(Report, ThreadsSplittingTheRowsEachReadAllOfB) {
+    // C taller than wide, at least two MR panels of rows a thread: each thread
+    // runs the five loops on its own share of the rows (whole MR panels, the
+    // first shares one panel more), as a problem of its own: all of B read
+    // once per share, A and C still once.
+    const ridge::BlockingParams bp = small_blocking();
+    for (const Problem& p : {Problem{300, 250, 150, 0.0f}, Problem{400, 37, 130, 2.0f}}) {
+        const ridge::Traffic one = run_blocked(p, bp, 1);
+        for (int threads : {2, 3}) {
+            ASSERT_GE(p.m, threads * 2 * bp.MR);
+            const int64_t panels = ceil_div(p.m, bp.MR);
+            double expected = 0;
+            int64_t first = 0;  // the share's first panel
+            for (int t = 0; t < threads; ++t) {
+                const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
+                const int64_t rows = std::min(p.m, (first + mine) * bp.MR) - std::min(p.m, first * bp.MR);
+                expected += expected_memory_bytes(Problem{rows, p.n, p.k, p.beta}, bp);
+                first += mine;
+            }
+            const ridge::Traffic many = run_blocked(p, bp, threads);
+            EXPECT_DOUBLE_EQ(expected, many.memory) << threads << " threads";
+            EXPECT_GT(many.memory, one.memory) << threads << " threads";  // B again for every share
         }
     }
 }

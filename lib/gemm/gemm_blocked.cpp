@@ -9,10 +9,11 @@
 // Threads split jc, ic and jr, never pc: every element of C sees the same
 // sequence of KC-deep partial sums in the same order whatever the thread
 // count, so results are bit-identical for any thread count. A team either
-// splits the columns of C, each thread running all five loops on its own
-// share (run_column_slices), or shares each B panel and splits ic and jr
-// within it (run_thread with a team schedule); see splits_columns. A thread
-// out of work runs another's micro-panels not yet started (StepBoard).
+// splits the columns or the rows of C, each thread running all five loops on
+// its own share (run_slices), or shares each B panel and splits ic and jr
+// within it (run_thread with a team schedule); see splits_columns and
+// splits_rows. A thread out of work runs another's micro-panels not yet
+// started (StepBoard).
 #include <omp.h>
 
 #include <algorithm>
@@ -372,9 +373,9 @@ void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
 }
 
 // Sharing the micro-panels of a step within a team whose threads each run the
-// macro-kernel on blocks of their own: the columns of C split
-// (run_column_slices), or the rows (a team schedule with one thread per
-// group). On a shared machine one core is often slower for a while (measured
+// macro-kernel on blocks of their own: the columns or rows of C split
+// (run_slices), or the rows of a shared B panel (a team schedule with one
+// thread per group). On a shared machine one core is often slower for a while (measured
 // here: the two slices of a 2048^3 call finished 8-20% apart, at random from
 // call to call), so the faster thread would sit idle, at the end or at each
 // KC step's barrier. Instead each thread posts its current step on its board,
@@ -649,7 +650,7 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
 // The body every thread of the team runs; `tid` in [0, s.threads).
 // `traffic`: this thread's counters, or null when nobody asked for a report.
 // `sharing`: this thread's place in a team whose threads share out their
-// micro-panels (column slices, each a one-thread schedule, or a team schedule
+// micro-panels (column or row slices, each a one-thread schedule, or a team schedule
 // with one thread per group), or null. b_buffer: a micro-panel of B for
 // panels taken over from another thread's step that packs B per micro-panel
 // (only a one-thread schedule has such steps, and its own B buffer is free
@@ -695,6 +696,32 @@ bool splits_columns(const GemmArgs& g, const GemmKernel& ker, int threads) {
     return threads > 1 && g.n >= g.m && g.n >= int64_t{threads} * ker.NR;
 }
 
+// Whether a team splits the rows of C instead (where it does not split the
+// columns: C taller than wide): each thread packs all of op(B) for its rows,
+// as a thread splitting columns packs all of A, and again none waits for
+// another at each KC step or reads panels packed in the other core's cache.
+// C taller than wide has the smaller B to repack. At least two MR panels of
+// rows a thread. Measured, 2 threads, one process alternating two builds
+// (`RIDGE_NUM_THREADS=2 ridge-ab OLD NEW M N K 11`, medians of the paired
+// ratios), rows / shared: 2000 x 200 x 2000 1.067 (TN 1.104, NT 1.071, bf16
+// 1.076), 700 x 300 x 5000 1.070, 1024 x 256 x 1024 1.115, 4096 x 200 x 4096
+// 1.065, 4096 x 512 x 1024 1.038, 2048 x 1024 x 1024 1.034, 1536 x 768 x 1536
+// 1.023, 2048 x 1536 x 2048 1.023, 1000 x 999 x 1000 1.022, 3000 x 2000 x 1000
+// 1.007, 1200 x 1100 x 300 1.007.
+bool splits_rows(const GemmArgs& g, const GemmKernel& ker, int threads) {
+    return threads > 1 && !splits_columns(g, ker, threads) && g.m > g.n && g.m >= int64_t{threads} * 2 * ker.MR;
+}
+
+// Rows `first` to `last` of the problem: the same op(B), those rows of op(A) and C.
+GemmArgs row_slice(const GemmArgs& g, int64_t first, int64_t last) {
+    GemmArgs s = g;
+    const int64_t a_offset = g.trans_a ? first * g.lda : first;  // elements
+    s.a = static_cast<const char*>(g.a) + a_offset * int64_t(dtype_bytes(g.input));
+    s.c = g.c + first;
+    s.m = last - first;
+    return s;
+}
+
 // Columns `first` to `last` of the problem: all of op(A), those columns of op(B) and C.
 GemmArgs column_slice(const GemmArgs& g, int64_t first, int64_t last) {
     GemmArgs s = g;
@@ -705,23 +732,30 @@ GemmArgs column_slice(const GemmArgs& g, int64_t first, int64_t last) {
     return s;
 }
 
-// Thread t's share of the columns: whole NR panels, as equal as they come.
-GemmArgs thread_columns(const GemmArgs& g, const GemmKernel& ker, int threads, int t) {
+// Thread t's share of the columns (splits_columns: whole NR panels) or rows
+// (splits_rows: whole MR panels), as equal as they come.
+GemmArgs thread_slice(const GemmArgs& g, const GemmKernel& ker, int threads, int t, bool by_rows) {
+    if (by_rows) {
+        const Range panels = share(ceil_div(g.m, ker.MR), threads, t);
+        return row_slice(g, std::min(g.m, panels.first * ker.MR), std::min(g.m, panels.last * ker.MR));
+    }
     const Range panels = share(ceil_div(g.n, ker.NR), threads, t);
     return column_slice(g, std::min(g.n, panels.first * ker.NR), std::min(g.n, panels.last * ker.NR));
 }
 
-// The team splitting the columns of C (splits_columns): each thread's buffers
-// are reserved before any thread starts, so running out of memory leaves C
-// untouched. Every slice starts on an NR boundary, so its tiles are the tiles
-// of a one-thread run and C comes out the same bit for bit.
-ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws) {
+// The team splitting the columns of C (splits_columns) or its rows
+// (splits_rows, by_rows): each thread's buffers are reserved before any
+// thread starts, so running out of memory leaves C untouched. Every slice
+// starts on an NR (MR) boundary, so its tiles are the tiles of a one-thread
+// run and C comes out the same bit for bit; rows start 128 bytes apart (MR
+// floats), so where C is streamed out every slice's full tiles stay aligned.
+ridge_status run_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws, bool by_rows) {
     const GemmKernel& ker = *plan.kernel;
     const int threads = plan.threads;
     auto whole_lines = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
     int64_t b_bytes = 0, a_bytes = 0;  // per thread: the most any slice's schedule needs
     for (int t = 0; t < threads; ++t) {
-        const Schedule s = make_schedule(thread_columns(g, ker, threads, t), plan, 1);
+        const Schedule s = make_schedule(thread_slice(g, ker, threads, t, by_rows), plan, 1);
         b_bytes = std::max(b_bytes, whole_lines(packed_b_bytes(s, ker)));
         a_bytes = std::max(a_bytes, whole_lines(packed_a_bytes(s, ker)));
     }
@@ -739,7 +773,7 @@ ridge_status run_column_slices(const GemmArgs& g, const GemmPlan& plan, Workspac
     {
         if (omp_get_num_threads() == threads) {  // else run_alone, below
             const int t = omp_get_thread_num();
-            const GemmArgs mine = thread_columns(g, ker, threads, t);
+            const GemmArgs mine = thread_slice(g, ker, threads, t, by_rows);
             const Schedule s = make_schedule(mine, plan, 1);
             const Buffers buf{b_base + t * b_bytes, a_base + t * a_bytes};
             const PanelSharing sharing{boards.get(), threads, t};
@@ -761,7 +795,8 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     const GemmKernel& ker = *plan.kernel;
     Workspace* ws = this_thread_workspace();
     if (ws == nullptr) return RIDGE_OUT_OF_MEMORY;
-    if (splits_columns(g, ker, plan.threads)) return run_column_slices(g, plan, *ws);
+    if (splits_columns(g, ker, plan.threads)) return run_slices(g, plan, *ws, false);
+    if (splits_rows(g, ker, plan.threads)) return run_slices(g, plan, *ws, true);
     const Schedule s = make_schedule(g, plan, std::max(1, plan.threads));
 
     Buffers buf;
@@ -794,16 +829,6 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     if (counting)
         for (int t = 0; t < s.threads; ++t) *plan.traffic += per_thread[t];
     return RIDGE_SUCCESS;
-}
-
-// Rows `first` to `last` of the problem: the same op(B), those rows of op(A) and C.
-GemmArgs row_slice(const GemmArgs& g, int64_t first, int64_t last) {
-    GemmArgs s = g;
-    const int64_t a_offset = g.trans_a ? first * g.lda : first;  // elements
-    s.a = static_cast<const char*>(g.a) + a_offset * int64_t(dtype_bytes(g.input));
-    s.c = g.c + first;
-    s.m = last - first;
-    return s;
 }
 
 }  // namespace
