@@ -68,6 +68,24 @@ TEST(Report, BlockedMemoryTrafficMatchesTheSchedule) {
     }
 }
 
+// The memory traffic of `threads` slices of p, each a problem of its own: the
+// columns (whole NR panels) or the rows (whole MR panels), the first shares
+// one panel more.
+double expected_slices_bytes(const Problem& p, const ridge::BlockingParams& bp, int threads, bool by_rows) {
+    const int64_t size = by_rows ? p.m : p.n, unit = by_rows ? bp.MR : bp.NR;
+    const int64_t panels = ceil_div(size, unit);
+    double expected = 0;
+    int64_t first = 0;  // the share's first panel
+    for (int t = 0; t < threads; ++t) {
+        const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
+        const int64_t share = std::min(size, (first + mine) * unit) - std::min(size, first * unit);
+        const Problem slice = by_rows ? Problem{share, p.n, p.k, p.beta} : Problem{p.m, share, p.k, p.beta};
+        expected += expected_memory_bytes(slice, bp);
+        first += mine;
+    }
+    return expected;
+}
+
 TEST(Report, MemoryTrafficIsTheSameForAnyThreadCountWhenThreadsShareB) {
     // C taller than wide but with too few rows for every thread to take two MR
     // panels of its own (splits_rows): threads share each B panel and split the
@@ -97,17 +115,8 @@ TEST(Report, ThreadsSplittingTheRowsEachReadAllOfB) {
         const ridge::Traffic one = run_blocked(p, bp, 1);
         for (int threads : {2, 3}) {
             ASSERT_GE(p.m, threads * 2 * bp.MR);
-            const int64_t panels = ceil_div(p.m, bp.MR);
-            double expected = 0;
-            int64_t first = 0;  // the share's first panel
-            for (int t = 0; t < threads; ++t) {
-                const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
-                const int64_t rows = std::min(p.m, (first + mine) * bp.MR) - std::min(p.m, first * bp.MR);
-                expected += expected_memory_bytes(Problem{rows, p.n, p.k, p.beta}, bp);
-                first += mine;
-            }
             const ridge::Traffic many = run_blocked(p, bp, threads);
-            EXPECT_DOUBLE_EQ(expected, many.memory) << threads << " threads";
+            EXPECT_DOUBLE_EQ(expected_slices_bytes(p, bp, threads, true), many.memory) << threads << " threads";
             EXPECT_GT(many.memory, one.memory) << threads << " threads";  // B again for every share
         }
     }
@@ -122,17 +131,8 @@ TEST(Report, ThreadsSplittingTheColumnsEachReadAllOfA) {
     for (const Problem& p : {Problem{250, 300, 150, 0.0f}, Problem{37, 400, 130, 2.0f}}) {
         const ridge::Traffic one = run_blocked(p, bp, 1);
         for (int threads : {2, 3}) {
-            const int64_t panels = ceil_div(p.n, bp.NR);
-            double expected = 0;
-            int64_t first = 0;  // the share's first panel
-            for (int t = 0; t < threads; ++t) {
-                const int64_t mine = panels / threads + (t < panels % threads ? 1 : 0);
-                const int64_t columns = std::min(p.n, (first + mine) * bp.NR) - std::min(p.n, first * bp.NR);
-                expected += expected_memory_bytes(Problem{p.m, columns, p.k, p.beta}, bp);
-                first += mine;
-            }
             const ridge::Traffic many = run_blocked(p, bp, threads);
-            EXPECT_DOUBLE_EQ(expected, many.memory) << threads << " threads";
+            EXPECT_DOUBLE_EQ(expected_slices_bytes(p, bp, threads, false), many.memory) << threads << " threads";
             EXPECT_GT(many.memory, one.memory) << threads << " threads";  // A again for every share
         }
     }
