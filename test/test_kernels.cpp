@@ -1228,6 +1228,59 @@ TEST(Kernels, BReadInPlaceBeyondEachThreadsShareOfTheLastLevelCache) {
     EXPECT_TRUE(ridge::b_beyond_cache_share(cfg, g, 2));
 }
 
+// The blocked path reads the block of A in place (reads_a_in_place in
+// gemm_blocked.cpp) where one block covers m and A's columns are at most two
+// thirds of MC floats apart, and packs it otherwise. With each fp32 kernel
+// that has a small kernel, one thread: the same problem with A's columns m
+// apart (in place) and MC + 1 apart (packed) gives C bit for bit the same, and
+// right against the double reference; partial tiles both ways, several KC
+// steps, beta 0 over NaN and beta != 0, B packed or read in place.
+TEST(Kernels, BlockedPathReadsAInPlaceWithThePackedBits) {
+    const uint32_t seed = test_seed() + 21;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const auto kernels = kernels_here([](const ridge::GemmKernel& k) {
+        return k.small_f32 != nullptr && k.input == ridge::Dtype::f32 && k.packed_bytes == 4;
+    });
+    if (kernels.empty()) GTEST_SKIP() << "no fp32 kernel with a small kernel runs on this CPU";
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        const int64_t MR = ker->MR, NR = ker->NR, KC = plan.blocking.KC, MC = plan.blocking.MC;
+        const int64_t shapes[][3] = {{3 * MR + 5, 4 * NR + 7, KC + 37}, {MR, NR, 5}, {2 * MR - 1, NR + 1, 2 * KC}};
+        for (const auto& shape : shapes)
+            for (bool b_from_memory : {false, true})
+                for (float beta : {0.0f, 0.5f}) {
+                    const int64_t m = shape[0], n = shape[1], k = shape[2];
+                    SCOPED_TRACE(std::string(ker->name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                                 std::to_string(k) + (b_from_memory ? " B in place" : "") +
+                                 " beta=" + std::to_string(beta));
+                    ASSERT_LE(3 * m, 2 * MC) << "the shape must fit the in-place rule";
+                    plan.b_from_memory = plan.b_beyond_cache_share = b_from_memory;
+                    const int64_t far = MC + 1;  // lda of the packed run
+                    const std::vector<float> a = random_matrix(m * k, rng), b = random_matrix(k * n, rng);
+                    std::vector<float> a_far(size_t(far * k), 0.0f);
+                    for (int64_t p = 0; p < k; ++p) std::copy(&a[p * m], &a[p * m] + m, &a_far[p * far]);
+                    const std::vector<float> c0 = beta == 0.0f ? std::vector<float>(size_t(m * n), NAN)
+                                                               : random_matrix(m * n, rng);
+                    std::vector<float> c_near = c0, c_far = c0;
+                    ridge::GemmArgs g;
+                    g.m = m, g.n = n, g.k = k, g.alpha = -1.25f, g.beta = beta;
+                    g.b = b.data(), g.ldb = k, g.ldc = m;
+                    g.a = a.data(), g.lda = m, g.c = c_near.data();
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                    g.a = a_far.data(), g.lda = far, g.c = c_far.data();
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                    ASSERT_EQ(0, std::memcmp(c_near.data(), c_far.data(), c_near.size() * sizeof(float)))
+                        << "A in place and A packed differ";
+                    std::vector<double> expect(c0.begin(), c0.end());
+                    reference_gemm(false, false, m, n, k, g.alpha, a.data(), m, b.data(), k, beta, expect, m);
+                    const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, beta, 1.0);
+                    for (size_t i = 0; i < expect.size(); ++i)
+                        ASSERT_NEAR(expect[i], double(c_near[i]), bound) << "element " << i;
+                }
+    }
+}
+
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
 // only long columns (512 rows and up) from 25 to the configured width (with A

@@ -63,6 +63,7 @@ struct Schedule {
     bool first_tile_reads_b = false;  // see first_tile_reads_b_source
     bool all_tiles_read_b = false;    // see all_tiles_read_b_source
     bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
+    bool a_in_place = false;          // see reads_a_in_place
 };
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
@@ -165,6 +166,31 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
     return threads == 1 && blocks_per_group == 1 && trans_b && plan.b_panel_columns_in_l2 > 0;
 }
 
+// Whether the block of A is read where the caller keeps it, not packed: one
+// thread (or a slice of a team's), one block of A per KC step (m <= MC), A
+// not transposed, fp32, and its columns at most two thirds of MC floats apart
+// (512 here), so that the KC step's block of A, as stored, spans at most half
+// of L2 (the model gives its packed block three quarters: MC 768 at KC 256 of
+// 1 MiB). Every tile then runs the small kernel on A's columns lda apart (the
+// packed kernel's FMAs in the same order: C bit for bit the same), and the
+// first pass over the block reads it from memory under the FMAs instead of in
+// a packing pass before them. Not where C is streamed out (the small kernel
+// stores normally). Measured, one process alternating two builds
+// (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 11`, medians of the paired
+// ratios), 2 threads (each its own columns, each packing all of A before):
+// 256 x 256 x 4096 1.135, 512 x 512 x 4096 1.059, 256 x 1024 x 1024 1.050; 1
+// thread: 256 x 256 x 4096 1.054, 512 x 512 x 4096 1.010, 128 x 1024 x 2048
+// 1.006 (an experiment build: 384 x 384 x 2048 1.007, 512 x 256 x 2048 1.004,
+// 256 x 512 x 1024 1.000, 512^3 1.006). Columns further apart lost: up to MC
+// (1 thread 768^3 0.940, 600^3 0.980, 700 x 300 x 5000 0.965; 2 threads
+// 0.970), and far apart, in blocks of 768 of 1024-4096 rows, 0.73-0.97.
+bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
+    const GemmKernel& ker = *plan.kernel;
+    return s.threads == 1 && s.blocks_per_group == 1 && !s.k_steps_outside_jc && !g.trans_a &&
+           g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.packed_bytes == 4 && !plan.stream_c &&
+           3 * g.lda <= 2 * plan.blocking.MC;
+}
+
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
 // eighth. NC itself would leave a thin last block (2048 = 2040 + 8 columns at
 // NC = 2040; 4096 = 2 x 2040 + 16) that packs all of A again for a few columns
@@ -197,6 +223,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     if (s.k_steps_outside_jc) panel.NC = std::min(bp.NC, plan.b_panel_columns_in_l2);
     s.nc_bound = panel.NC;
     s.nc_max = nc_block(g.n, panel);
+    s.a_in_place = reads_a_in_place(g, plan, s);
     return s;
 }
 
@@ -262,6 +289,8 @@ struct MacroStep {
     float* c = nullptr;
     int64_t ldc = 0;
     bool stream_c = false;  // see GemmPlan::stream_c
+    const float* a_source = nullptr;  // the block of A in place (Schedule::a_in_place), or null: packed_a
+    int64_t lda = 0;                  // of a_source
 };
 
 // Call `call` of `calls` in an ir loop: prefetch its share of the lines of the
@@ -319,8 +348,10 @@ void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
     const MatrixView b = offset(st.b_source, 0, jp * ker.NR);
     const int64_t a_stride = panel_bytes(ker.MR, st.kc, ker.packed_bytes);
     for (int64_t i0 = 0; i0 < rows; i0 += ker.MR) {
-        const auto* a = reinterpret_cast<const float*>(st.packed_a + (i0 / ker.MR) * a_stride);
-        ker.small_f32(std::min<int64_t>(ker.MR, rows - i0), ker.NR, st.kc, st.alpha, a, ker.MR,
+        const auto* a = st.a_source != nullptr ? st.a_source + i0
+                                               : reinterpret_cast<const float*>(st.packed_a + (i0 / ker.MR) * a_stride);
+        const int64_t a_step = st.a_source != nullptr ? st.lda : ker.MR;
+        ker.small_f32(std::min<int64_t>(ker.MR, rows - i0), ker.NR, st.kc, st.alpha, a, a_step,
                       static_cast<const float*>(b.data), 1, b.ld, st.beta, st.c + i0 + jp * ker.NR * st.ldc, st.ldc);
     }
 }
@@ -356,7 +387,10 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
         if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
         const char* a = st.packed_a + (i0 / MR) * a_stride;
         float* cij = st.c + i0 + jp * NR * st.ldc;
-        if (mr == MR && nr == NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
+        if (st.a_source != nullptr)  // A in place (Schedule::a_in_place), B packed: k-major, NR floats a step
+            ker.small_f32(mr, nr, st.kc, st.alpha, st.a_source + i0, st.lda, reinterpret_cast<const float*>(b), NR,
+                          1, st.beta, cij, st.ldc);
+        else if (mr == MR && nr == NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
             ker.ukr_stream_c(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
         else if (mr == MR && nr == NR)
             ker.ukr(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
@@ -582,13 +616,17 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
-                if (mc > 0)
+                if (mc > 0 && !s.a_in_place)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);
                 const BlockOfC block{ic, jc, mc, nc, kc, beta};
-                const MacroStep step = macro_step(g, ker, s, block, my_packed_a, buf.packed_b, b_panel, stream_c);
+                MacroStep step = macro_step(g, ker, s, block, my_packed_a, buf.packed_b, b_panel, stream_c);
+                if (s.a_in_place) {
+                    step.a_source = static_cast<const float*>(offset(A, ic, pc).data);
+                    step.lda = g.lda;
+                }
                 if (mc > 0 && sharing != nullptr)
                     run_shared_step(*sharing, step, b_panels, b_buffer);
                 else if (mc > 0)
