@@ -745,9 +745,12 @@ bool splits_columns(const GemmArgs& g, const GemmKernel& ker, int threads) {
 // 1.076), 700 x 300 x 5000 1.070, 1024 x 256 x 1024 1.115, 4096 x 200 x 4096
 // 1.065, 4096 x 512 x 1024 1.038, 2048 x 1024 x 1024 1.034, 1536 x 768 x 1536
 // 1.023, 2048 x 1536 x 2048 1.023, 1000 x 999 x 1000 1.022, 3000 x 2000 x 1000
-// 1.007, 1200 x 1100 x 300 1.007.
-bool splits_rows(const GemmArgs& g, const GemmKernel& ker, int threads) {
-    return threads > 1 && !splits_columns(g, ker, threads) && g.m > g.n && g.m >= int64_t{threads} * 2 * ker.MR;
+// 1.007, 1200 x 1100 x 300 1.007. Where C is streamed out, only if MR rows
+// are a whole number of cache lines, so that every slice's tiles stay aligned.
+bool splits_rows(const GemmArgs& g, const GemmKernel& ker, int threads, bool stream_c) {
+    const bool slices_aligned = !stream_c || (ker.MR * int64_t(sizeof(float))) % 64 == 0;
+    return threads > 1 && !splits_columns(g, ker, threads) && g.m > g.n && g.m >= int64_t{threads} * 2 * ker.MR &&
+           slices_aligned;
 }
 
 // Rows `first` to `last` of the problem: the same op(B), those rows of op(A) and C.
@@ -785,8 +788,9 @@ GemmArgs thread_slice(const GemmArgs& g, const GemmKernel& ker, int threads, int
 // (splits_rows, by_rows): each thread's buffers are reserved before any
 // thread starts, so running out of memory leaves C untouched. Every slice
 // starts on an NR (MR) boundary, so its tiles are the tiles of a one-thread
-// run and C comes out the same bit for bit; rows start 128 bytes apart (MR
-// floats), so where C is streamed out every slice's full tiles stay aligned.
+// run and C comes out the same bit for bit; where C is streamed out, row
+// slices start whole cache lines apart (splits_rows), so every slice's full
+// tiles stay aligned.
 ridge_status run_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws, bool by_rows) {
     const GemmKernel& ker = *plan.kernel;
     const int threads = plan.threads;
@@ -834,7 +838,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     Workspace* ws = this_thread_workspace();
     if (ws == nullptr) return RIDGE_OUT_OF_MEMORY;
     if (splits_columns(g, ker, plan.threads)) return run_slices(g, plan, *ws, false);
-    if (splits_rows(g, ker, plan.threads)) return run_slices(g, plan, *ws, true);
+    if (splits_rows(g, ker, plan.threads, plan.stream_c)) return run_slices(g, plan, *ws, true);
     const Schedule s = make_schedule(g, plan, std::max(1, plan.threads));
 
     Buffers buf;
