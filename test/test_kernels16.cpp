@@ -953,7 +953,9 @@ TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
 // tiles (4 x 6, 6 x 4 and 8 x 3 for 1-8 rows) and the outer form's (9-48), n
 // over the column groups, k around the 16-step loads, A both ways, B as stored
 // (transposed B is dispatched elsewhere), padding, alpha and beta (beta = 0
-// over NaN), 1 and 3 threads.
+// over NaN), 1 and 3 threads; the outer form also in passes over k of 16
+// steps (GemmPlan::few_rows_k_pass: B's 16-bit columns entered 32 bytes into
+// a line, later passes adding to C).
 TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 228;
     SCOPED_TRACE(seed_note(seed));
@@ -973,6 +975,7 @@ TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
                     c.alpha = kScalars[serial % 4][0], c.beta = kScalars[serial % 4][1];
                     c.lda_pad = serial % 3, c.ldb_pad = (serial + 1) % 3, c.ldc_pad = serial % 2;
                     plan.threads = serial % 3 == 0 ? 3 : 1;
+                    plan.few_rows_k_pass = k > 16 && serial % 2 == 0 ? 16 : 0;
                     ++serial;
                     ASSERT_TRUE(run_driver16(c, plan, rng));
                 }
@@ -985,7 +988,8 @@ TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
 // that has one: n over the dot-product form (1-8) and the outer form's 16-,
 // 32- and 48-row tiles and remainders (9-48), m around the column groups, k
 // around the 16-step copies, B both ways, padding, alpha and beta (beta = 0
-// over NaN), 1 and 3 threads; and dispatch sends such shapes there (not 49).
+// over NaN), 1 and 3 threads, in one pass and in passes of 16 k steps; and
+// dispatch sends such shapes there (not 49).
 TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
     const uint32_t seed = test_seed() + 227;
     SCOPED_TRACE(seed_note(seed));
@@ -999,6 +1003,8 @@ TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
         ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 47, 48},
                                   {1, 15, 16, 17, 100}, rng));
+        plan.few_rows_k_pass = 16;  // C^T's tile added into C from the second pass on
+        ASSERT_TRUE(sweep_trans_a(plan, {13, 71}, {9, 17, 33, 48}, {17, 100}, rng));
     }
     if (kernels == 0) GTEST_SKIP() << "no 16-bit kernel with a few-rows outer kernel runs on this CPU";
     if (ridge::runtime_config().gemm(ridge::Dtype::f16).kernel->few_rows_outer == nullptr) return;
