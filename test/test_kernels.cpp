@@ -1283,9 +1283,11 @@ TEST(Kernels, BlockedPathReadsAInPlaceWithThePackedBits) {
 
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
-// only long columns (512 rows and up) from 25 to the configured width (with A
-// in a cache, as here, at most kSkinnyMaxColumnsShared), never beyond it, and
-// with A transposed never (the few-rows path on C^T takes those:
+// only long columns (512 rows and up) from 25 to the configured width (at
+// most kSkinnyMaxN; with more than 512 rows and columns not a multiple of 8
+// KiB apart, as here, on any team and wherever A lives:
+// DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows), never beyond
+// it, and with A transposed never (the few-rows path on C^T takes those:
 // DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA; the result is
 // right either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
@@ -1293,7 +1295,7 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
     const int64_t widest = std::min(ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)],
-                                    ridge::kSkinnyMaxColumnsShared);  // 64 unless a profile moved it lower
+                                    ridge::kSkinnyMaxN);  // 128 unless a profile moved it lower
     ASSERT_GT(widest, 24);
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
                   {600, widest, 500, false, false, 0, "skinny"},
@@ -1303,30 +1305,50 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
                  -1.5f, 0.5f, rng);
 }
 
-// Past kSkinnyMaxColumnsShared columns the skinny path needs one thread and
-// an A from memory (larger than the last-level cache), the shape its crossover
-// is measured on: 72 columns take it then (where the configured width reaches
-// 72), and the blocked path on two threads or with A in a cache. The result
-// is right on every path.
-TEST(Kernels, DispatchTakesSkinnyPathPastSixtyFourColumnsForOneThreadStreamingA) {
+// The skinny path's width (skinny_max_columns, measured on one thread
+// streaming A from memory) holds for a team and for an A in a cache as well
+// where A has more than 512 rows and its columns are not a multiple of 8 KiB
+// apart: 72 columns of C at 1000 rows take it (where the configured width
+// reaches 72) on one thread and two, with A from memory (twice the last-level
+// cache) and in a cache (half of it), at lda 1000, 1024 (4 KiB) and 3072 (12
+// KiB); the blocked path past the width. At lda 2048 (8 KiB), or at 512
+// rows, only one thread streaming A takes it past kSkinnyMaxColumnsShared; a
+// cached A or a team runs the blocked path (lda 520 keeps the small path out
+// at 512 rows). The result is right on every path.
+TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 18);
-    const int64_t m = 1024, n = ridge::kSkinnyMaxColumnsShared + 8;
-    const int64_t k_from_memory = int64_t(2.0 * cfg.stream_c_min_bytes / (4.0 * double(m)));  // A twice the LLC
-    const int64_t k_cached = k_from_memory / 4;                                               // half of it
-    ASSERT_TRUE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_from_memory)));
-    ASSERT_FALSE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_cached)));
-    const bool reaches = cfg.skinny_max_columns[int(ridge::Dtype::f32)] >= n;  // 128 built in
-    ridge_set_num_threads(1);
-    expect_paths({{m, n, k_from_memory, false, false, 0, reaches ? "skinny" : "blocked"},
-                  {m, n, k_cached, false, false, 0, "blocked"}},
-                 1.0f, 0.0f, rng);
-    ridge_set_num_threads(2);
-    const double flops = 2.0 * double(m) * double(n) * double(k_from_memory);
-    EXPECT_EQ(2, ridge::threads_for(flops)) << "the call must get two threads for this check";
-    expect_paths({{m, n, k_from_memory, false, false, 0, "blocked"}}, 1.0f, 0.0f, rng);
+    const int64_t n = ridge::kSkinnyMaxColumnsShared + 8;
+    const int64_t widest = std::min(cfg.skinny_max_columns[int(ridge::Dtype::f32)], ridge::kSkinnyMaxN);
+    const char* wide = widest >= n ? "skinny" : "blocked";  // 128 built in
+    // k for an A of m rows `llc_times` the size of the last-level cache.
+    auto k_for = [&](int64_t m, double llc_times) {
+        return int64_t(llc_times * cfg.stream_c_min_bytes / (4.0 * double(m)));
+    };
+    const int64_t tall = 1000, short_rows = 512;
+    for (int64_t m : {tall, short_rows}) {
+        ASSERT_TRUE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_for(m, 2.0))));
+        ASSERT_FALSE(ridge::exceeds_last_level_cache(cfg, 4.0 * double(m) * double(k_for(m, 0.5))));
+    }
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        ridge_set_num_threads(threads);
+        const double flops = 2.0 * double(short_rows) * double(n) * double(k_for(short_rows, 0.5));
+        EXPECT_EQ(threads, ridge::threads_for(flops)) << "the calls must get this many threads";
+        const int64_t lda_4k = 1024 - tall, lda_8k = 2048 - tall, lda_12k = 3072 - tall;  // lda_pad, fp32
+        expect_paths({{tall, n, k_for(tall, 2.0), false, false, 0, wide},
+                      {tall, n, k_for(tall, 2.0), false, false, lda_8k, threads == 1 ? wide : "blocked"},
+                      {tall, n, k_for(tall, 0.5), false, false, 0, wide},
+                      {tall, n, k_for(tall, 0.5), false, false, lda_4k, wide},
+                      {tall, n, k_for(tall, 0.5), false, false, lda_12k, wide},
+                      {tall, n, k_for(tall, 0.5), false, false, lda_8k, "blocked"},
+                      {tall, widest + 1, k_for(tall, 0.5), false, false, 0, "blocked"},
+                      {short_rows, n, k_for(short_rows, 2.0), false, false, 8, threads == 1 ? wide : "blocked"},
+                      {short_rows, n, k_for(short_rows, 0.5), false, false, 8, "blocked"}},
+                     1.0f, 0.0f, rng);
+    }
     ridge_set_num_threads(0);
 }
 

@@ -80,12 +80,33 @@ constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 // (gemm_skinny.cpp), the skinny path won past 64 columns too, on one thread
 // (skinny / blocked, paired: `ridge-ab` with profiles forcing each, 9 rounds):
 // 4096 x n x 4096 n = 72 1.10, 80 1.09, 96 1.04-1.06, 100 1.03, 112 1.07, 128
-// 1.03-1.04; 4000 x 128 x 4000 1.08, 2048 x 128 x 2048 1.00. Not on two
-// threads (96 0.995, 128 0.92; why was not measured), and no clear gain with
-// A in a cache (1024 x 128 x 1024 0.965-0.995, 2048 x 96 x 512 1.00, 1000 x
-// 100 x 1000 1.03, 512 x 128 x 2048 1.04). So the figure (built in or measured, on that same one-thread
-// decode shape) holds for one thread with A from memory; elsewhere at most
-// kSkinnyMaxColumnsShared (dispatch.h), the figure measured before.
+// 1.03-1.04; 4000 x 128 x 4000 1.08, 2048 x 128 x 2048 1.00. The figure (built
+// in, or measured on that one-thread decode shape) holds for teams and for an A
+// in a cache as well, given more than kSkinnyWideMinRows rows and A's columns
+// not a multiple of 8 KiB apart (use_skinny_path). Measured, skinny up to 128
+// columns / up to kSkinnyMaxColumnsShared (the limit there before; an
+// experiment build, `RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 9`, lda = M), 2
+// threads, runs spread over an hour: 704 x 96 x 5000 1.09-1.26 (the blocked
+// path's row slices, each packing its rows of A, ran 1.42x one thread; oneDNN
+// 1.91x), 2000 x 96 x 2000 1.11-1.17, 4000 x 96 x 4000 1.13-1.19, 1024 x 96 x
+// 1024 1.02-1.23, 1024 x 96 x 8192 1.10-1.23, 3072 x 96 x 2048 (12 KiB)
+// 0.98-1.08, 5120 x 96 x 1024 (20 KiB) 0.97-1.03, 2560 x 96 x 2048 1.01-1.13,
+// 4000 x 128 x 4000 1.07-1.10, 1024 x 128 x 1024 1.00-1.18; once or twice: 704
+// x 128 x 5000 1.10-1.17, 2000 x 80 / 128 x 2000 1.14-1.16 / 1.09-1.10, 3000 x
+// 96 x 1000 1.08-1.17, 1000 x 100 x 1000 1.02-1.07, 576 x 96 x 1024 1.06, 640 x
+// 128 x 2048 1.03, 640 x 100 x 640 1.04, 768 x 128 x 768 1.04, 600 x 96 x 4096
+// 1.00. Columns a multiple of 8 KiB apart swung with the hour, a few percent up
+// in some runs and 8-18% down in others: 2048 x 96 x 2048 0.92-1.08, 2048 x 128
+// x 2048 0.82-1.03, 4096 x 96 x 4096 0.89-1.12, 6144 x 96 x 1024 0.89-1.09,
+// 8192 x 96 x 1024 0.89-1.08; they keep the blocked path (and so does 4096 x
+// 128 x 4096, 1.00-1.07). 1 thread, A in a cache: 1024 x 96 x 1024 1.02-1.05,
+// 1024 x 128 x 1024 0.99-1.00, 576 x 96 x 1024 1.04, 640 x 100 x 640 1.05, 768
+// x 128 x 768 1.03, 640 x 128 x 2048 1.01, 600 x 96 x 4096 1.00, 2048 x 96 x
+// 512 1.01. At 512 rows it lost, to the blocked path's A read in place (lda <=
+// 2/3 MC, reads_a_in_place) or the small path (up to 512 rows): 512 x 100 x 512
+// 0.93 on 1 and 2 threads, 512 x 128 x 512 0.94 / 0.88 (1 / 2 threads), 512 x
+// 80 x 256 0.95 / 0.96, 512 x 96 x 1024 0.97 / 0.99, 512 x 128 x 2048 0.99 /
+// 0.96.
 constexpr int64_t kSkinnyMaxColumns = 128;
 // 16-bit A: half the bytes to stream, but the blocked path's packing widens A
 // once where the skinny kernel widens it for every column group, so the
@@ -143,9 +164,25 @@ bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
     return a_comes_from_memory(cfg, g) && threads_for(flops, cfg.min_flops_per_thread) == 1;
 }
 
+// Whether A's columns lie a multiple of 8 KiB apart, where the skinny sweep
+// of a team (or from a cache) past kSkinnyMaxColumnsShared columns measured
+// unstable (kSkinnyMaxColumns). The presumed mechanism: the 64 columns of a
+// sweep's chunk then start in at most 16 different sets of a 1 MiB 8-way L2
+// (2048 sets, 128 KiB a way), where 4 KiB or 12 KiB apart they spread over 32.
+constexpr int64_t kSkinnyTeamStrideBytes = 8192;
+bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
+    return g.lda * int64_t(dtype_bytes(g.input)) % kSkinnyTeamStrideBytes == 0;
+}
+
+// The skinny path up to the measured width (kSkinnyMaxColumns) where one
+// thread streams A from memory, or where A has more than kSkinnyWideMinRows
+// rows and its columns are not a multiple of 8 KiB apart; else up to
+// kSkinnyMaxColumnsShared.
 bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     const int64_t measured = cfg.skinny_max_columns[int(g.input)];
-    const int64_t widest = one_thread_streams_a(cfg, g) ? measured : std::min(measured, kSkinnyMaxColumnsShared);
+    const bool full_width =
+        one_thread_streams_a(cfg, g) || (g.m > kSkinnyWideMinRows && !a_columns_multiple_of_8_kib_apart(g));
+    const int64_t widest = full_width ? measured : std::min(measured, kSkinnyMaxColumnsShared);
     return skinny_shape(kernel, g, widest);
 }
 
@@ -491,10 +528,11 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.small_max_volume, cfg.small_max_a_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
-                 "(at most %lld) with one thread and A from memory, else up to %lld\n",
+                 "(at most %lld) with one thread and A from memory, or more than %lld rows and A's columns not "
+                 "a multiple of 8 KiB apart; else up to %lld\n",
                  (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
                  (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN,
-                 (long long)kSkinnyMaxColumnsShared);
+                 (long long)kSkinnyWideMinRows, (long long)kSkinnyMaxColumnsShared);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)\n",

@@ -59,7 +59,9 @@ struct BuiltInCrossovers {
 BuiltInCrossovers builtin_crossovers();
 // The skinny path's widest C past which the crossover (skinny_max_columns,
 // measured with one thread streaming A from memory) does not reach: with
-// several threads, or A in a cache, the skinny path stops here (dispatch.cpp).
+// several threads, or A in a cache, and at most 512 rows (kSkinnyWideMinRows)
+// or A's columns a multiple of 8 KiB apart, the skinny path stops here
+// (dispatch.cpp: use_skinny_path).
 constexpr int64_t kSkinnyMaxColumnsShared = 64;
 
 // Threads for a problem of `flops` from the calling thread: 1 inside a caller's
