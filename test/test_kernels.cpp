@@ -7,7 +7,11 @@
 // Kernels the CPU lacks are skipped, not passed.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +19,7 @@
 #include <memory>
 #include <initializer_list>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dispatch/dispatch.h"
@@ -839,6 +844,68 @@ testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const f
                                                    << alpha * want << " within " << bound;
         }
     return testing::AssertionSuccess();
+}
+
+// The skinny sweep on a team, with one thread slowed: a spy kernel forwards
+// every tile to the real one and sleeps 2 ms after each tile of thread 0.
+// With the rows split in advance each thread would run its half (32 of the 64
+// tiles here); claimed in pieces (gemm_skinny.cpp, kPieceEndsInEighths), thread 1
+// takes over the pieces of thread 0's share that it has not started, so
+// thread 0 runs fewer than half. C is bit for bit the one-thread result and
+// within the error bound of the exact product.
+struct SkinnyTeamSpy {
+    const ridge::GemmKernel* real = nullptr;
+    std::atomic<int> tiles[2] = {};
+};
+SkinnyTeamSpy g_skinny_team_spy;
+void spy_skinny_slow_thread_zero(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
+                                 const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
+                                 const void* a_next) {
+    g_skinny_team_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+    const int t = omp_get_thread_num();
+    ++g_skinny_team_spy.tiles[t == 0 ? 0 : 1];
+    if (t == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+TEST(Kernels, DriverSkinnyTeamTakesOverTheSlowThreadsPieces) {
+    const uint32_t seed = test_seed() + 19;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const std::vector<const ridge::GemmKernel*> kernels = kernels_with_skinny_path();
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
+    const ridge::GemmKernel* real = kernels.front();
+    ridge::GemmKernel spy = *real;
+    spy.skinny = &spy_skinny_slow_thread_zero;
+    spy.skinny_tall = nullptr;  // every tile through the spy
+    ridge::GemmPlan plan = plan_with_model_blocking(*real);
+    plan.skinny_path = true;
+    plan.a_from_memory = false;
+    // 64 tiles of rows, one column group, one chunk of k (64 columns a chunk from a cache): 64 kernel calls.
+    const int64_t tiles = 64, m = tiles * real->MR, n = real->NR, k = 64;
+    ASSERT_EQ(k, sweep_chunk_for(*real, m, n, m, false));
+    AlignedFloats a(size_t(m * k)), b(size_t(k * n)), c_team(size_t(m * n)), c_one(size_t(m * n));
+    for (int64_t i = 0; i < m * k; ++i) a.p[i] = dist(rng);
+    for (int64_t i = 0; i < k * n; ++i) b.p[i] = dist(rng);
+    ridge::GemmArgs g;
+    g.m = m, g.n = n, g.k = k, g.alpha = 0.75f, g.beta = 0.0f;
+    g.a = a.p, g.lda = m, g.b = b.p, g.ldb = k, g.ldc = m;
+
+    g.c = c_one.p;
+    plan.threads = 1;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+    ASSERT_TRUE(near_exact_product(c_one.p, m, a.p, m, b.p, k, m, n, k, g.alpha));
+
+    g_skinny_team_spy.real = real;
+    g_skinny_team_spy.tiles[0] = g_skinny_team_spy.tiles[1] = 0;
+    plan.kernel = &spy;
+    plan.threads = 2;
+    g.c = c_team.p;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+    const int on_zero = g_skinny_team_spy.tiles[0], on_one = g_skinny_team_spy.tiles[1];
+    EXPECT_EQ(tiles, on_zero + on_one);
+    EXPECT_LT(on_zero, tiles / 2) << "thread 0 ran " << on_zero << " tiles, thread 1 " << on_one;
+    EXPECT_EQ(0, std::memcmp(c_team.p, c_one.p, size_t(m * n) * sizeof(float))) << "C differs from one thread's";
 }
 
 // The skinny sweep's blocks of rows: as few as the largest block allows, equal

@@ -14,10 +14,12 @@
 // converted to fp32, so the kernel's broadcasts come from one pointer at fixed
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
 // are fp32's): half the bytes streamed.
-// Threads split rows; each C element sees the same chunks in the same order.
+// Threads split rows, claimed in pieces (kPieceEndsInEighths); each C
+// element sees the same chunks in the same order whichever thread runs it.
 #include <algorithm>
 #include <cstring>
 
+#include "gemm/claim.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
@@ -457,8 +459,29 @@ int64_t skinny_tiles_per_block(int64_t tiles, int64_t n, int64_t MR, bool a_from
 
 namespace {
 
-// The sweep over all rows of g, split between threads by tiles of rows. With
-// a transposed C every thread needs its scratch: all reserve before any writes C.
+// A team's sweep in pieces claimed a piece at a time (ClaimedShares: each
+// thread its own share of the rows first, then what is left of the others').
+// Split in advance, one slower core held up the whole call: timed thread by
+// thread (2000 x 32 x 2000, 2 threads, the tiles split in half), the thread
+// on one vCPU took 1.06-1.10 ms and the other 0.69-0.72 ms, whichever thread
+// ran there (the second core of this VM is often slower for a while). Each
+// share is four pieces, a half, a quarter and two eighths of it (in tiles), so
+// that most of the sweep still runs in long blocks of rows (sweep_rows splits
+// a piece into blocks as the one-thread sweep does; shorter blocks cost the
+// column runs of an A from memory: skinny_block_rows) while the faster core
+// can still take over the last pieces of a slower one. Measured against the
+// split in advance (`RIDGE_NUM_THREADS=2 ridge-ab OLD NEW M N K 9`, two or
+// three runs): 2000 x 32 x 2000 1.22-1.24, 4096 x 32 x 4096 1.10-1.11, 1000 x
+// 32 x 1000 1.12-1.13, 8192 x 48 x 1024 1.05-1.06, 4096 x 16 x 4096
+// 1.00-1.03, 4000 x 64 x 4000 1.02, 704 x 96 x 5000 0.98-0.99, 2048 x 16 x 512
+// (A cached) 0.99-1.01. Four equal pieces a share instead: 4096 x 32 x 4096
+// 0.97-1.23 from run to run, 2048 x 16 x 512 0.96-0.98.
+constexpr int kSweepPiecesPerShare = 4;
+// Where piece j of a share ends, in eighths of the share's tiles.
+constexpr int64_t kPieceEndsInEighths[kSweepPiecesPerShare + 1] = {0, 4, 6, 7, 8};
+
+// The sweep over all rows of g, split between threads in pieces of tiles of
+// rows. With a transposed C every thread needs its scratch: all reserve before any writes C.
 ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a_from_memory, SweepOutput out) {
     // B's chunks go through the kernel's packer as fp32 (copy_b_chunk); dispatch never sends another here.
     if (ker.packed_bytes != 4 || ker.k_group != 1) return RIDGE_INVALID_ARGUMENT;
@@ -471,13 +494,21 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
         return !out.c_transposed() || scratch != nullptr;
     };
-    return run_once_every_thread_reserved(count < 2 ? 1 : threads, reserve,
-                                          [&](float* scratch, int64_t t, int64_t parts) {
-                                              const int64_t first = count * t / parts, last = count * (t + 1) / parts;
-                                              if (first < last)
-                                                  sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out,
-                                                             scratch);
-                                          });
+    const int team = count < 2 ? 1 : threads;
+    ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
+    return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t parts) {
+        if (parts == 1) {  // one thread: the blocks of skinny_tiles_per_block over all rows
+            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch);
+            return;
+        }
+        claims.run_claimed(int(t), [&](int64_t piece) {
+            const int64_t share = piece / kSweepPiecesPerShare, j = piece % kSweepPiecesPerShare;
+            const int64_t share_first = count * share / team, share_tiles = count * (share + 1) / team - share_first;
+            const int64_t first = share_first + share_tiles * kPieceEndsInEighths[j] / 8;
+            const int64_t last = share_first + share_tiles * kPieceEndsInEighths[j + 1] / 8;
+            if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch);
+        });
+    });
 }
 
 // C = alpha * op(A) * B^T + beta * C with few rows as C^T = alpha * B * op(A)^T
