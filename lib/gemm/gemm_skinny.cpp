@@ -495,12 +495,12 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
         return !out.c_transposed() || scratch != nullptr;
     };
     const int team = count < 2 ? 1 : threads;
-    ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
-    return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t parts) {
-        if (parts == 1) {  // one thread: the blocks of skinny_tiles_per_block over all rows
+    if (team == 1)  // the blocks of skinny_tiles_per_block over all rows
+        return run_once_every_thread_reserved(1, reserve, [&](float* scratch, int64_t, int64_t) {
             sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch);
-            return;
-        }
+        });
+    ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
+    return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t) {
         claims.run_claimed(int(t), [&](int64_t piece) {
             const int64_t share = piece / kSweepPiecesPerShare, j = piece % kSweepPiecesPerShare;
             const int64_t share_first = count * share / team, share_tiles = count * (share + 1) / team - share_first;
