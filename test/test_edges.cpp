@@ -354,6 +354,16 @@ TEST(Edges, NothingReadOrWrittenPastTheOperands) {
             }
 }
 
+// The driver's arguments for call c on its operands.
+ridge::GemmArgs driver_args(const Call& c, Operands& ops) {
+    ridge::GemmArgs g;
+    g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
+    g.alpha = c.alpha, g.beta = c.beta;
+    g.a = ops.a.data(), g.lda = c.lda(), g.b = ops.b.data(), g.ldb = c.ldb();
+    g.c = ops.c.data(), g.ldc = c.ldc();
+    return g;
+}
+
 // --- The driver with blockings far below the model's ---
 // KC, MC and NC of a few tiles make every one of the five loops run more than
 // once (with ragged last blocks), with one thread and with two.
@@ -370,7 +380,9 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
     int serial = 0;
     for (const B& blk : blockings)
         for (int threads : {1, 2})
-        for (bool b_from_memory : {false, true}) {  // first_tile_reads_b_source, runs_k_steps_outside_jc
+        for (int mode = 0; mode < 3; ++mode) {
+            // 1: B from memory (first_tile_reads_b_source, runs_k_steps_outside_jc); 2: ir outside jr
+            const bool b_from_memory = mode == 1;
             ridge::GemmPlan plan;
             plan.kernel = ker;
             plan.blocking = {MR, NR, blk.KC, blk.MC, blk.NC};
@@ -378,9 +390,12 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
             plan.b_from_memory = b_from_memory;
             plan.b_beyond_cache_share = b_from_memory;
             plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
+            plan.b_panel_columns_for_ir_outside_jr = mode == 2 ? 2 * blk.NC : 0;  // every jc block's panel
+            plan.a_from_memory = mode == 2;
             SCOPED_TRACE(std::string(ker->name) + " KC=" + std::to_string(blk.KC) + " MC=" +
                          std::to_string(blk.MC) + " NC=" + std::to_string(blk.NC) +
-                         " threads=" + std::to_string(threads) + (b_from_memory ? " B from memory" : ""));
+                         " threads=" + std::to_string(threads) +
+                         (mode == 1 ? " B from memory" : mode == 2 ? " ir outside jr" : ""));
             // m, n, k above two blocks each and ragged, so each loop runs at least three times
             // and ends with a partial block; the last two shapes put both threads on one row
             // block (the last: two full rows of tiles, one block where MC >= 2 MR).
@@ -399,16 +414,56 @@ TEST(Edges, TinyForcedBlockingsEveryLoopIterates) {
                     ASSERT_GT(c.k, blk.KC);
                     Operands ops(c, rng);
                     const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-                    ridge::GemmArgs g;
-                    g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k;
-                    g.alpha = c.alpha, g.beta = c.beta;
-                    g.a = ops.a.data(), g.lda = c.lda(), g.b = ops.b.data(), g.ldb = c.ldb();
-                    g.c = ops.c.data(), g.ldc = c.ldc();
-                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan)) << c.describe();
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops), plan)) << c.describe();
                     ASSERT_TRUE(ops.a.untouched());
                     ASSERT_TRUE(ops.b.untouched());
                     ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
                 }
+        }
+}
+
+// --- The order of the ir and jr loops (runs_ir_outside_jr) ---
+// A spy kernel records the packed A and B panels of its first calls. With the
+// ir loop outside jr, consecutive tiles share their A panel and move along the
+// B panel; in the five loops' order they share their B micro-panel and move
+// down the block of A. The plan's limit on the B panel decides, for one thread
+// streaming A from memory.
+std::vector<std::pair<const void*, const void*>> g_first_panels;  // (A, B) of the first two calls
+const ridge::GemmKernel* g_order_real_kernel = nullptr;
+void order_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
+    if (g_first_panels.size() < 2) g_first_panels.emplace_back(a, b);
+    g_order_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
+}
+
+TEST(Edges, IrLoopOutsideJrWhereTheBPanelFitsItsShare) {
+    const uint32_t seed = test_seed() + 10;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_order_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmKernel spy = *g_order_real_kernel;
+    spy.ukr = &order_spy_ukr;
+    const int64_t MR = spy.MR, NR = spy.NR;
+    for (int t = 0; t < 4; ++t)
+        for (int with_limit = 0; with_limit < 4; ++with_limit) {
+            const int64_t limit = with_limit < 2 ? 3 * NR : with_limit == 2 ? 2 * NR : 0;
+            const bool a_from_memory = with_limit != 1;
+            const bool ir_outside = limit >= 3 * NR && a_from_memory;  // the panel: 3 NR columns (NC 4 NR)
+            Call c;
+            c.m = 4 * MR, c.n = 3 * NR, c.k = 20, c.ta = t & 1, c.tb = t & 2;  // two blocks of A (MC 2 MR)
+            c.alpha = 1.5f, c.beta = 0.5f, c.lda_pad = 3;
+            SCOPED_TRACE(c.describe() + " limit " + std::to_string(limit) + " columns" +
+                         (a_from_memory ? ", A from memory" : ", A in cache"));
+            Operands ops(c, rng);
+            const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+            ridge::GemmPlan plan{&spy, {MR, NR, 16, 2 * MR, 4 * NR}, 1};
+            plan.b_panel_columns_for_ir_outside_jr = limit;
+            plan.a_from_memory = a_from_memory;
+            g_first_panels.clear();
+            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops), plan));
+            ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+            ASSERT_EQ(2u, g_first_panels.size());
+            EXPECT_EQ(ir_outside, g_first_panels[1].first == g_first_panels[0].first) << "the same A panel";
+            EXPECT_EQ(!ir_outside, g_first_panels[1].second == g_first_panels[0].second) << "the same B micro-panel";
         }
 }
 

@@ -294,13 +294,18 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
             // b_from_memory: one-thread schedules then run each micro-panel's first tile
             // through the small kernel (first_tile_reads_b_source), and one-block ones
             // with op(B) transposed their k steps outside jc, B panels of one micro-panel
-            // (runs_k_steps_outside_jc); the bits must not move.
-            for (bool b_from_memory : {false, true}) {
+            // (runs_k_steps_outside_jc); ir outside jr: one-thread schedules of several
+            // blocks of A run each block panel of A by panel of A (runs_ir_outside_jr).
+            // The bits must not move.
+            for (int mode = 0; mode < 3; ++mode) {
+                const bool b_from_memory = mode == 1;
                 ridge::GemmPlan plan{ker, bp, 1};
                 plan.b_from_memory = b_from_memory;
                 plan.b_beyond_cache_share = b_from_memory;
                 plan.b_panel_columns_in_l2 = b_from_memory ? NR : 0;
-                SCOPED_TRACE(b_from_memory ? "B from memory" : "B in cache");
+                plan.b_panel_columns_for_ir_outside_jr = mode == 2 ? c.n + NR : 0;
+                plan.a_from_memory = mode == 2;
+                SCOPED_TRACE(mode == 0 ? "B in cache" : mode == 1 ? "B from memory" : "ir outside jr");
                 expect_same_bits_for_one_two_three_threads(c, ops, plan);
                 if (HasFatalFailure()) return;
             }

@@ -397,6 +397,19 @@ int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel
     return std::max(bp.NR, columns);
 }
 
+// Columns of a KC-deep packed B panel that stay in L2 while the blocked
+// driver runs a block's ir loop outside its jr loop (GemmPlan::
+// b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
+// a quarter of L2, rounded up to whole micro-panels (264 columns at KC 256 of
+// 1 MiB). Measured with the limit as a parameter (1 thread, against the five
+// loops' order): panels of 192-300 columns gained 1.6-7%, 384 columns lost
+// (3000 x 384 x 3000 0.963-0.968 in three of four runs).
+int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t share_bytes = machine_topology().l2.size_bytes / 4;
+    const int64_t columns = share_bytes / (bp.KC * kernel.packed_bytes);
+    return (columns + bp.NR - 1) / bp.NR * bp.NR;
+}
+
 // Non-temporal stores for C (blocked path) only where they cannot hurt: C is
 // written exactly once (beta = 0 and all of k in one KC step, so no pass reads
 // it back) and it is larger than the last-level cache, so whoever reads it next
@@ -829,6 +842,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
                                         *choice.kernel, args, plan.b_from_memory);
     plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
+    plan.b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
     const GemmKernel& reader = in_place_reader(choice, args);
     plan.skinny_m_path = use_skinny_m_path(reader, args);

@@ -59,6 +59,10 @@ struct GemmPlan {
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
     int64_t b_panel_columns_in_l2 = 0;
+    // Blocked path: columns of a KC-deep packed B panel up to which one thread
+    // runs a block's ir loop outside its jr loop (set by the dispatcher; 0:
+    // never, see runs_ir_outside_jr in gemm_blocked.cpp).
+    int64_t b_panel_columns_for_ir_outside_jr = 0;
     // Few-rows path (skinny_m, skinny_trans_a), outer-product form: k steps per
     // pass over op(B), so that the share of the packed op(A) each group of
     // columns reads again stays in L2 (set by the dispatcher: few_rows_k_pass;

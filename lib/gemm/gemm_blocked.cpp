@@ -64,6 +64,7 @@ struct Schedule {
     bool all_tiles_read_b = false;    // see all_tiles_read_b_source
     bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
     bool a_in_place = false;          // see reads_a_in_place
+    bool ir_outside_jr = false;       // see runs_ir_outside_jr
 };
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
@@ -191,6 +192,38 @@ bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s
            3 * g.lda <= 2 * plan.blocking.MC;
 }
 
+// Whether each block's ir loop runs outside its jr loop (run_ir_outside_jr):
+// one MR-row panel of A packed at a time, into one of two panel buffers, and
+// run against every micro-panel of the KC x NC panel of B, which stays in L2;
+// while it runs, the next panel's source is prefetched, a share before each
+// tile. In the five loops' order the whole block of A is packed before its
+// first tile, in a pass that waits on memory: at 3000 x 192 x 3000 (1 thread)
+// 12% of the call (perf, cpu-clock), A read at 16-18 GB/s, this VM's memory
+// speed for such a pass, where the FMAs that follow need only 2 GB/s of it.
+// Panel by panel, the next panel's 32 KiB arrive during the current panel's
+// tiles (15 us at n = 192) and are packed from L1. For one thread (a team's
+// slices share out their micro-panels, which needs each slice's whole block
+// of A packed), op(A) larger than the last-level cache, A not read in place,
+// the k steps inside jc, B packed whole (not per micro-panel: one block of A
+// keeps the five loops' order), and a B panel within
+// b_panel_columns_for_ir_outside_jr. Each tile still runs the kernel on the
+// same packed panels in the same order of KC steps: C is bit for bit the same.
+// Measured against the previous build (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW
+// M N K 9 [TRANS [TYPE]]`): 3000 x 192 x 3000 1.057, NT 1.040, TN 1.031, TT
+// 1.019; 4000 x 240 x 2000 1.057 (f16 inputs 1.037, bf16 1.039); 2000 x 256
+// x 2000 1.047; 4096 x 256 x 4096 1.027; 1000 x 192 x 8000 1.047 (shapes
+// outside the rule: 1024^3 0.991, 2000 x 192 x 500 0.987). In experiment
+// builds over the hour before: with A in cache it lost (1000 x 200 x 100
+// 0.969-0.977, 2000 x 192 x 500 0.981), hence A from memory only; prefetching
+// into L2 (prefetcht2) instead of L1 0.963-1.002 against L1; the next panel
+// packed piece by piece between the tiles, its source prefetched one tile
+// ahead, 1.012-1.013 at 3000 x 192 x 3000; the whole next block of A's
+// source prefetched during the block's last micro-panel 1.002-1.011.
+bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
+    return s.threads == 1 && plan.a_from_memory && !s.b_per_micro_panel && !s.k_steps_outside_jc &&
+           !s.a_in_place && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;
+}
+
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
 // eighth. NC itself would leave a thin last block (2048 = 2040 + 8 columns at
 // NC = 2040; 4096 = 2 x 2040 + 16) that packs all of A again for a few columns
@@ -224,6 +257,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.nc_bound = panel.NC;
     s.nc_max = nc_block(g.n, panel);
     s.a_in_place = reads_a_in_place(g, plan, s);
+    s.ir_outside_jr = runs_ir_outside_jr(plan, s);
     return s;
 }
 
@@ -291,6 +325,10 @@ struct MacroStep {
     bool stream_c = false;  // see GemmPlan::stream_c
     const float* a_source = nullptr;  // the block of A in place (Schedule::a_in_place), or null: packed_a
     int64_t lda = 0;                  // of a_source
+    // ir outside jr (Schedule::ir_outside_jr): the block of A's source, packed
+    // panel by panel into two panel buffers at a_panels; packed_a unused. Else a_panels is null.
+    MatrixView a_block{};
+    char* a_panels = nullptr;
 };
 
 // Call `call` of `calls` in an ir loop: prefetch its share of the lines of the
@@ -358,6 +396,21 @@ void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
 
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
+// One tile of C, `mr` x `nr` at cij, from packed panels of A and B.
+// Always inlined, as this dispatch was in the ir loop before both loops shared it.
+[[gnu::always_inline]] inline void run_packed_tile(const MacroStep& st, const char* a, const char* b, float* cij,
+                                                   int64_t mr, int64_t nr) {
+    const GemmKernel& ker = *st.ker;
+    if (mr == ker.MR && nr == ker.NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
+        ker.ukr_stream_c(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+    else if (mr == ker.MR && nr == ker.NR)
+        ker.ukr(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+    else if (ker.ukr_edge != nullptr)
+        ker.ukr_edge(mr, nr, st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
+    else
+        edge_tile(ker, st.kc, st.alpha, a, b, st.beta, cij, st.ldc, mr, nr);
+}
+
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
@@ -385,24 +438,61 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     for (int64_t i0 = first_row; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
         if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
-        const char* a = st.packed_a + (i0 / MR) * a_stride;
         float* cij = st.c + i0 + jp * NR * st.ldc;
         if (st.a_source != nullptr)  // A in place (Schedule::a_in_place), B packed: k-major, NR floats a step
             ker.small_f32(mr, nr, st.kc, st.alpha, st.a_source + i0, st.lda, reinterpret_cast<const float*>(b), NR,
                           1, st.beta, cij, st.ldc);
-        else if (mr == MR && nr == NR && st.stream_c)  // beta 0, tile aligned: see GemmPlan::stream_c
-            ker.ukr_stream_c(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
-        else if (mr == MR && nr == NR)
-            ker.ukr(st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
-        else if (ker.ukr_edge != nullptr)
-            ker.ukr_edge(mr, nr, st.kc, st.alpha, a, b, st.beta, cij, st.ldc);
         else
-            edge_tile(ker, st.kc, st.alpha, a, b, st.beta, cij, st.ldc, mr, nr);
+            run_packed_tile(st, st.packed_a + (i0 / MR) * a_stride, b, cij, mr, nr);
+    }
+}
+
+// Source runs [first, last) of MR-row panel `panel` of the block of A
+// (MacroStep::a_block) prefetched into L1: k steps of the panel's rows for A
+// as stored, or its rows, each kc long, for A transposed; either way run r
+// starts r leading dimensions after the panel's first element.
+void prefetch_a_panel_runs(const MacroStep& st, int64_t panel, int64_t first, int64_t last) {
+    const int64_t MR = st.ker->MR, row = panel * MR;
+    if (row >= st.mc) return;
+    const int64_t rows = std::min(MR, st.mc - row);
+    const bool runs_are_rows = st.a_block.trans;
+    last = std::min(last, runs_are_rows ? rows : st.kc);
+    const int64_t elem = st.a_block.elem_bytes, run_bytes = (runs_are_rows ? st.kc : rows) * elem;
+    const int64_t ld_bytes = st.a_block.ld * elem;
+    const char* run = static_cast<const char*>(offset(st.a_block, row, 0).data) + first * ld_bytes;
+    constexpr int64_t kLine = 64;
+    for (int64_t r = first; r < last; ++r, run += ld_bytes) {
+        for (int64_t byte = 0; byte < run_bytes; byte += kLine) __builtin_prefetch(run + byte, 0, 3);
+        __builtin_prefetch(run + run_bytes - 1, 0, 3);  // a run not starting a line ends in one more
+    }
+}
+
+// The block of a step with its ir loop outside its jr loop (Schedule::ir_outside_jr).
+void run_ir_outside_jr(const MacroStep& st, Range panels) {
+    const GemmKernel& ker = *st.ker;
+    const int64_t MR = ker.MR, NR = ker.NR;
+    const int64_t a_bytes = panel_bytes(MR, st.kc, ker.packed_bytes);
+    const int64_t b_bytes = panel_bytes(NR, st.kc, ker.packed_bytes);
+    const int64_t a_panels = ceil_div(st.mc, MR);
+    const int64_t tiles = panels.last - panels.first;
+    const int64_t runs = st.a_block.trans ? MR : st.kc;   // of a panel's source
+    const int64_t runs_per_tile = ceil_div(runs, tiles);  // prefetched before each tile
+    for (int64_t ip = 0; ip < a_panels; ++ip) {  // ir: one A panel in L1
+        char* a = st.a_panels + (ip % 2) * a_bytes;  // the other buffer still holds the last panel, nothing reads it
+        pack_a_panel(ker.pack_panel, st.a_block, st.mc, st.kc, MR, ip, a);
+        const int64_t i0 = ip * MR, mr = std::min(MR, st.mc - i0);
+        for (int64_t jp = panels.first; jp < panels.last; ++jp) {  // jr: B micro-panels from L2
+            const int64_t share = jp - panels.first;
+            prefetch_a_panel_runs(st, ip + 1, share * runs_per_tile, (share + 1) * runs_per_tile);
+            const int64_t nr = std::min(NR, st.nc - jp * NR);
+            run_packed_tile(st, a, st.packed_b + jp * b_bytes, st.c + i0 + jp * NR * st.ldc, mr, nr);
+        }
     }
 }
 
 // Loop jr over the micro-panels `panels` of a step.
 void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
+    if (st.a_panels != nullptr) return run_ir_outside_jr(st, panels);
     for (int64_t jp = panels.first; jp < panels.last; ++jp) run_micro_panel(st, jp, b_buffer);
 }
 
@@ -549,15 +639,20 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
 // What one thread's part of a step moved, added to `traffic` (see Traffic):
 // a_rows of the block of A packed from memory, `cols` columns of the block of
 // C written (and read), the B panel's `cols` columns into L2 (once per block
-// of A) and the block of A into L1 once per micro-panel of B (`micro_panels`).
+// of A) and the block of A into L1 once per micro-panel of B (`micro_panels`),
+// or, with the ir loop outside jr, the B panel into L1 once per panel of A (A's
+// panels are packed from their source in L1 and read there).
 void count_step(Traffic* traffic, const Schedule& s, const GemmKernel& ker, double in_bytes, const BlockOfC& blk,
-                double a_rows, double cols, double micro_panels) {
+                double a_rows, double cols, double micro_panels, bool ir_outside_jr) {
     const double packed_bytes = ker.packed_bytes;
     traffic->memory += in_bytes * blk.kc * a_rows;                           // A, packed from memory
     traffic->memory += 4.0 * blk.mc * cols * (blk.beta != 0.0f ? 2 : 1);   // C written (and read)
     // the B panel into L2; per micro-panel, op(B) itself, packed on its way to L1
     traffic->l3_to_l2 += (s.b_per_micro_panel ? in_bytes : packed_bytes) * blk.kc * cols;
-    traffic->l2_to_l1 += packed_bytes * blk.kc * (micro_panels * blk.mc + cols);
+    if (ir_outside_jr)
+        traffic->l2_to_l1 += packed_bytes * blk.kc * cols * ceil_div(blk.mc, ker.MR);
+    else
+        traffic->l2_to_l1 += packed_bytes * blk.kc * (micro_panels * blk.mc + cols);
 }
 
 // The five loops on thread `tid` of the team (see run_thread).
@@ -616,13 +711,19 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
-                if (mc > 0 && !s.a_in_place)
+                // ir outside jr packs A panel by panel, in the macro-kernel; not on a sharing team's slice
+                const bool ir_outside_jr = s.ir_outside_jr && sharing == nullptr;
+                if (mc > 0 && !s.a_in_place && !ir_outside_jr)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
                 const Range my_jr = share(b_panels, s.jr_ways, member);
                 const BlockOfC block{ic, jc, mc, nc, kc, beta};
                 MacroStep step = macro_step(g, ker, s, block, my_packed_a, buf.packed_b, b_panel, stream_c);
+                if (ir_outside_jr) {
+                    step.a_block = offset(A, ic, pc);
+                    step.a_panels = my_packed_a;
+                }
                 if (s.a_in_place) {
                     step.a_source = static_cast<const float*>(offset(A, ic, pc).data);
                     step.lda = g.lda;
@@ -635,7 +736,7 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                     count_step(traffic, s, ker, in_bytes, block,
                                double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR)),
                                double(std::min(nc, my_jr.last * NR) - std::min(nc, my_jr.first * NR)),
-                               double(my_jr.last - my_jr.first));
+                               double(my_jr.last - my_jr.first), ir_outside_jr);
                 if (s.jr_ways > 1) team_barrier(s);
             }
             ++steps_done;
@@ -679,7 +780,8 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
             if (traffic) {
                 traffic->memory += in_bytes * kc * nc;  // B, read from memory by packing
                 // A counted with the first B panel of the step: it is packed once per k step.
-                count_step(traffic, s, ker, in_bytes, block, jc == 0 ? double(mc) : 0.0, double(nc), double(b_panels));
+                count_step(traffic, s, ker, in_bytes, block, jc == 0 ? double(mc) : 0.0, double(nc), double(b_panels),
+                           false);
             }
         }
     }

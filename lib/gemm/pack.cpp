@@ -58,6 +58,13 @@ void pack_a_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, Matrix
     pack_panels(pack, packed_bytes, k_group, a, true, mc, kc, MR, first_panel, last_panel, dst, 0);
 }
 
+// One panel in one call over all of kc: the chunks of pack_panels order the
+// reads across panels, and one panel has nothing to interleave them with.
+void pack_a_panel(PackPanel pack, MatrixView a, int64_t mc, int64_t kc, int64_t MR, int64_t panel, void* dst) {
+    const int64_t row = panel * MR;
+    pack(offset(a, row, 0).data, a.ld, !a.trans, std::min(MR, mc - row), kc, MR, dst);
+}
+
 void pack_b_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
                    int64_t NR, int64_t first_panel, int64_t last_panel, void* dst) {
     pack_panels(pack, packed_bytes, k_group, b, false, nc, kc, NR, first_panel, last_panel, dst, 0);

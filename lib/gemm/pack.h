@@ -38,6 +38,9 @@ inline int64_t panel_bytes(int64_t width, int64_t kc, int64_t packed_bytes) {
 void pack_a_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView a, int64_t mc, int64_t kc,
                    int64_t MR, int64_t first_panel, int64_t last_panel, void* dst);
 
+// Packs MR-row panel `panel` of op(A)[0:mc, 0:kc] alone, at dst.
+void pack_a_panel(PackPanel pack, MatrixView a, int64_t mc, int64_t kc, int64_t MR, int64_t panel, void* dst);
+
 // Packs the NR-column panels [first_panel, last_panel) of op(B)[0:kc, 0:nc];
 // panel q lands at dst + q*panel_bytes(NR, kc, packed_bytes).
 void pack_b_panels(PackPanel pack, int64_t packed_bytes, int64_t k_group, MatrixView b, int64_t kc, int64_t nc,
