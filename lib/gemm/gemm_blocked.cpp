@@ -394,8 +394,6 @@ void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
     }
 }
 
-// Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
-// A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 // One tile of C, `mr` x `nr` at cij, from packed panels of A and B.
 // Always inlined, as this dispatch was in the ir loop before both loops shared it.
 [[gnu::always_inline]] inline void run_packed_tile(const MacroStep& st, const char* a, const char* b, float* cij,
@@ -411,6 +409,8 @@ void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
         edge_tile(ker, st.kc, st.alpha, a, b, st.beta, cij, st.ldc, mr, nr);
 }
 
+// Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
+// A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
@@ -475,6 +475,7 @@ void run_ir_outside_jr(const MacroStep& st, Range panels) {
     const int64_t b_bytes = panel_bytes(NR, st.kc, ker.packed_bytes);
     const int64_t a_panels = ceil_div(st.mc, MR);
     const int64_t tiles = panels.last - panels.first;
+    if (tiles <= 0) return;
     const int64_t runs = st.a_block.trans ? MR : st.kc;   // of a panel's source
     const int64_t runs_per_tile = ceil_div(runs, tiles);  // prefetched before each tile
     for (int64_t ip = 0; ip < a_panels; ++ip) {  // ir: one A panel in L1
