@@ -402,8 +402,10 @@ int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel
 // b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
 // a quarter of L2, rounded up to whole micro-panels (264 columns at KC 256 of
 // 1 MiB). Measured with the limit as a parameter (1 thread, against the five
-// loops' order): panels of 192-300 columns gained 1.6-7%, 384 columns lost
-// (3000 x 384 x 3000 0.963-0.968 in three of four runs).
+// loops' order, `ridge-ab OLD NEW M N K 9`): panels of 192-264 columns gained
+// 2-7% (3000 x 192 x 3000, 4000 x 240 x 2000, 2000 x 256 x 2000); 300 columns
+// swung from run to run (3000 x 300 x 3000 0.951-1.031), 384 lost in five runs
+// of six (3000 x 384 x 3000 0.954-0.978; 1.013 once), 480 too (0.967-0.997).
 int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKernel& kernel) {
     const int64_t share_bytes = machine_topology().l2.size_bytes / 4;
     const int64_t columns = share_bytes / (bp.KC * kernel.packed_bytes);
