@@ -17,7 +17,9 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -408,15 +410,25 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
 // step's barrier. The helper sleeps too before each tile it took over, so the
 // owner runs out of panels first: it must wait for the helper's before it
 // repacks A or B for its next step (else the helper multiplies the next
-// step's operands).
+// step's operands). With the ir loop outside jr (runs_ir_outside_jr) the
+// helper claims A panels instead, packs them into its own buffer and runs
+// them against the slow thread's B panel: no packed A panel of the slow
+// thread's may then reach it (and without that order, the helper runs the
+// slow thread's packed A).
 std::atomic<int64_t> g_slow_thread_tiles{0};   // tiles run on OpenMP thread 1
 std::atomic<int64_t> g_helped_tiles{0};        // tiles of thread 1's share run by thread 0
 float* g_spy_c = nullptr;
 int64_t g_spy_ldc = 0, g_spy_first_slow_row = 0, g_spy_first_slow_column = 0;  // thread 1's share
+std::mutex g_spy_a_mutex;
+std::set<const void*> g_slow_thread_a, g_helper_a;  // packed A panels thread 1 ran, and thread 0 on its share
 void slow_thread_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     const bool slow_thread = omp_get_thread_num() == 1;
     const int64_t offset = c - g_spy_c;
     const bool slow_share = offset / g_spy_ldc >= g_spy_first_slow_column && offset % g_spy_ldc >= g_spy_first_slow_row;
+    if (slow_thread || slow_share) {
+        std::lock_guard<std::mutex> lock(g_spy_a_mutex);
+        (slow_thread ? g_slow_thread_a : g_helper_a).insert(a);
+    }
     if (slow_thread) {
         // The first call holds thread 1 (up to 2 s) until thread 0 has taken a
         // tile over, so that the test does not depend on how the OS schedules
@@ -454,16 +466,21 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         int64_t m, n, mc;
         int64_t first_slow_row, first_slow_column;
         bool trans_b = false;  // with one block of A: the k steps outside jc (runs_k_steps_outside_jc)
+        bool ir_outside_jr = false;  // A from memory, the B panel within the limit (runs_ir_outside_jr)
     } cases[] = {
         {2 * MR + 3, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},  // one block of A
         {5 * MR, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR},      // two blocks
         {8 * MR, 3 * NR + 1, 2 * MR, 4 * MR, 0},  // rows: two blocks of 2 MR per thread, thread 1 from 4 MR
         {2 * MR + 3, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR, true},  // one block, B^T
+        // ir outside jr, rows: two blocks of 4 MR a thread, so that the slow thread,
+        // whose tiles are the quicker, runs panels of both parities (both its buffers)
+        {16 * MR, 3 * NR + 1, 4 * MR, 8 * MR, 0, false, true},
+        {6 * MR, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR, false, true},  // columns, ir outside
     };
     for (const Case& cs : cases) {
         Call c;
         c.m = cs.m, c.n = cs.n, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3, c.tb = cs.trans_b;
-        SCOPED_TRACE(c.describe());
+        SCOPED_TRACE(c.describe() + (cs.ir_outside_jr ? ", ir outside jr" : ""));
         Operands ops(c, rng);
         const ridge::BlockingParams tiny{MR, NR, 16, cs.mc, 6 * NR};
         Guarded one = ops.c, two = ops.c;
@@ -472,8 +489,11 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         g_spy_c = two.data(), g_spy_ldc = c.ldc();
         g_spy_first_slow_row = cs.first_slow_row, g_spy_first_slow_column = cs.first_slow_column;
         g_slow_thread_tiles = 0, g_helped_tiles = 0;
+        g_slow_thread_a.clear(), g_helper_a.clear();
         ridge::GemmPlan shared{&spy, tiny, 2};
         shared.b_panel_columns_in_l2 = 2 * NR;  // taken only with B transposed
+        shared.a_from_memory = cs.ir_outside_jr;
+        shared.b_panel_columns_for_ir_outside_jr = cs.ir_outside_jr ? 6 * NR : 0;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()), shared));
         ASSERT_TRUE(two.untouched_outside());
         ASSERT_TRUE(matches(c, two, expected_c(c, ops.a.data(), ops.b.data(), ops.c.data()), bound_for(c)));
@@ -481,6 +501,10 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
             << "one thread and two sharing panels differ";
         EXPECT_GT(g_helped_tiles.load(), 0) << "thread 0 ran no tile of thread 1's share ("
                                             << g_slow_thread_tiles.load() << " tiles ran on thread 1)";
+        int64_t shared_a_panels = 0;
+        for (const void* a : g_helper_a) shared_a_panels += int64_t(g_slow_thread_a.count(a));
+        EXPECT_EQ(cs.ir_outside_jr, shared_a_panels == 0)
+            << shared_a_panels << " packed A panels of thread 1's ran on its share on thread 0 too";
     }
 }
 

@@ -201,9 +201,9 @@ bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s
 // 12% of the call (perf, cpu-clock), A read at 16-18 GB/s, this VM's memory
 // speed for such a pass, where the FMAs that follow need only 2 GB/s of it.
 // Panel by panel, the next panel's 32 KiB arrive during the current panel's
-// tiles (15 us at n = 192) and are packed from L1. For one thread (a team's
-// slices share out their micro-panels, which needs each slice's whole block
-// of A packed), op(A) larger than the last-level cache, A not read in place,
+// tiles (15 us at n = 192) and are packed from L1. For a one-thread schedule
+// (alone, or a team's slice, which then shares out its A panels: see
+// StepBoard), op(A) larger than the last-level cache, A not read in place,
 // the k steps inside jc, B packed whole (not per micro-panel: one block of A
 // keeps the five loops' order), and a B panel within
 // b_panel_columns_for_ir_outside_jr. Each tile still runs the kernel on the
@@ -219,6 +219,13 @@ bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s
 // packed piece by piece between the tiles, its source prefetched one tile
 // ahead, 1.012-1.013 at 3000 x 192 x 3000; the whole next block of A's
 // source prefetched during the block's last micro-panel 1.002-1.011.
+// A team's slices first kept the five loops' order, since sharing out B
+// micro-panels needs the slice's whole block of A packed; sharing A panels
+// instead, 2 threads against that (`RIDGE_NUM_THREADS=2 ridge-ab OLD NEW M N
+// K 11`): 3000 x 192 x 3000 1.080 / 1.065 (TN 1.062, NT 1.082), 4000 x 240 x
+// 2000 1.067 / 1.051 (f16 inputs 1.083), 2000 x 256 x 2000 1.070, 4096 x 256
+// x 4096 1.008 / 1.030; each slice running its own A panels without sharing
+// them 1.017 (3000 x 192 x 3000) and 1.024 (4000 x 240 x 2000) behind.
 bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
     return s.threads == 1 && plan.a_from_memory && !s.b_per_micro_panel && !s.k_steps_outside_jc &&
            !s.a_in_place && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;
@@ -326,10 +333,20 @@ struct MacroStep {
     const float* a_source = nullptr;  // the block of A in place (Schedule::a_in_place), or null: packed_a
     int64_t lda = 0;                  // of a_source
     // ir outside jr (Schedule::ir_outside_jr): the block of A's source, packed
-    // panel by panel into two panel buffers at a_panels; packed_a unused. Else a_panels is null.
+    // panel by panel into two panel buffers at a_panels (the running thread's:
+    // a helper puts its own in its copy of the step); packed_a unused. Else
+    // a_panels is null.
     MatrixView a_block{};
     char* a_panels = nullptr;
 };
+
+// The units a step's work is cut into, for macro_kernel's ranges and for
+// sharing it out: its A panels where the ir loop runs outside jr (each
+// against the whole B panel), else its B micro-panels (each against the
+// whole block of A).
+int64_t step_units(const MacroStep& st) {
+    return st.a_panels != nullptr ? ceil_div(st.mc, st.ker->MR) : ceil_div(st.nc, st.ker->NR);
+}
 
 // Call `call` of `calls` in an ir loop: prefetch its share of the lines of the
 // next B micro-panel (`bytes` at `next`) into L2. The whole packed panel of B
@@ -467,34 +484,33 @@ void prefetch_a_panel_runs(const MacroStep& st, int64_t panel, int64_t first, in
     }
 }
 
-// The block of a step with its ir loop outside its jr loop (Schedule::ir_outside_jr).
-void run_ir_outside_jr(const MacroStep& st, Range panels) {
+// A panels `a_range` of a step with its ir loop outside its jr loop
+// (Schedule::ir_outside_jr), each against every micro-panel of the B panel.
+void run_ir_outside_jr(const MacroStep& st, Range a_range) {
     const GemmKernel& ker = *st.ker;
     const int64_t MR = ker.MR, NR = ker.NR;
     const int64_t a_bytes = panel_bytes(MR, st.kc, ker.packed_bytes);
     const int64_t b_bytes = panel_bytes(NR, st.kc, ker.packed_bytes);
-    const int64_t a_panels = ceil_div(st.mc, MR);
-    const int64_t tiles = panels.last - panels.first;
+    const int64_t tiles = ceil_div(st.nc, NR);  // per A panel
     if (tiles <= 0) return;
     const int64_t runs = st.a_block.trans ? MR : st.kc;   // of a panel's source
     const int64_t runs_per_tile = ceil_div(runs, tiles);  // prefetched before each tile
-    for (int64_t ip = 0; ip < a_panels; ++ip) {  // ir: one A panel in L1
+    for (int64_t ip = a_range.first; ip < a_range.last; ++ip) {  // ir: one A panel in L1
         char* a = st.a_panels + (ip % 2) * a_bytes;  // the other buffer still holds the last panel, nothing reads it
         pack_a_panel(ker.pack_panel, st.a_block, st.mc, st.kc, MR, ip, a);
         const int64_t i0 = ip * MR, mr = std::min(MR, st.mc - i0);
-        for (int64_t jp = panels.first; jp < panels.last; ++jp) {  // jr: B micro-panels from L2
-            const int64_t share = jp - panels.first;
-            prefetch_a_panel_runs(st, ip + 1, share * runs_per_tile, (share + 1) * runs_per_tile);
+        for (int64_t jp = 0; jp < tiles; ++jp) {  // jr: B micro-panels from L2
+            prefetch_a_panel_runs(st, ip + 1, jp * runs_per_tile, (jp + 1) * runs_per_tile);
             const int64_t nr = std::min(NR, st.nc - jp * NR);
             run_packed_tile(st, a, st.packed_b + jp * b_bytes, st.c + i0 + jp * NR * st.ldc, mr, nr);
         }
     }
 }
 
-// Loop jr over the micro-panels `panels` of a step.
-void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
-    if (st.a_panels != nullptr) return run_ir_outside_jr(st, panels);
-    for (int64_t jp = panels.first; jp < panels.last; ++jp) run_micro_panel(st, jp, b_buffer);
+// Units `units` of a step (step_units): loop ir over those A panels, or jr over those micro-panels of B.
+void macro_kernel(const MacroStep& st, Range units, char* b_buffer) {
+    if (st.a_panels != nullptr) return run_ir_outside_jr(st, units);
+    for (int64_t jp = units.first; jp < units.last; ++jp) run_micro_panel(st, jp, b_buffer);
 }
 
 // Sharing the micro-panels of a step within a team whose threads each run the
@@ -511,7 +527,10 @@ void macro_kernel(const MacroStep& st, Range panels, char* b_buffer) {
 // next step (repacking A or B) only when every panel of the current one has
 // been run, whoever ran it. Each tile of C is still one kernel call on the
 // same packed operands, in the same order of KC steps, so C is bit for bit
-// what one thread computes.
+// what one thread computes. A step whose ir loop runs outside jr is shared
+// out by its A panels instead (step_units): a helper packs each panel it
+// claims into a buffer of its own and runs it against the owner's B panel,
+// so no thread needs another's whole block of A packed.
 constexpr int kClaimBits = 20;  // bits of the claim word for the panel count and the next panel
 constexpr uint64_t kClaimMask = (uint64_t{1} << kClaimBits) - 1;
 // Steps with more micro-panels than the claim word counts are not posted (never
@@ -531,6 +550,11 @@ struct PanelSharing {
     StepBoard* boards;  // one per thread of the team
     int threads;
     int self;
+    // Where this thread packs the A panels it claims from a step whose ir loop
+    // runs outside jr (room for two panels of another's KC; its own buffer
+    // for A, free whenever it helps: its own steps are done by then), or null
+    // where no thread's steps run ir outside jr.
+    char* help_a_panels;
 };
 
 // One turn of a wait for another thread of the team: the CPU's spin hint, and
@@ -568,8 +592,9 @@ int64_t claim_panels(StepBoard& board, int threads, int64_t* first) {
 
 // The owner's side: post the step, run panels until none is left unclaimed,
 // then wait for the ones other threads took.
-void run_shared_step(const PanelSharing& sh, const MacroStep& st, int64_t panels, char* b_buffer) {
+void run_shared_step(const PanelSharing& sh, const MacroStep& st, char* b_buffer) {
     StepBoard& board = sh.boards[sh.self];
+    const int64_t panels = step_units(st);
     if (panels > kMaxPostedPanels) {
         macro_kernel(st, {0, panels}, b_buffer);
         return;
@@ -600,7 +625,8 @@ void help_until_others_reach(const PanelSharing& sh, int64_t point, char* b_buff
             if (t == sh.self || other.reached.load(std::memory_order_acquire) >= point) continue;
             all_reached = false;
             for (int64_t first, n; (n = claim_panels(other, sh.threads, &first)) > 0;) {
-                const MacroStep st = other.step;  // stable until this claim's panels are done
+                MacroStep st = other.step;  // stable until this claim's panels are done
+                if (st.a_panels != nullptr) st.a_panels = sh.help_a_panels;
                 macro_kernel(st, {first, first + n}, b_buffer);
                 // Streamed stores are weakly ordered: globally visible before the owner goes on.
                 if (st.stream_c) std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -712,8 +738,7 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t ic = (group * s.blocks_per_group + blk) * s.mc;
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
-                // ir outside jr packs A panel by panel, in the macro-kernel; not on a sharing team's slice
-                const bool ir_outside_jr = s.ir_outside_jr && sharing == nullptr;
+                const bool ir_outside_jr = s.ir_outside_jr;  // A packed panel by panel, in the macro-kernel
                 if (mc > 0 && !s.a_in_place && !ir_outside_jr)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
@@ -730,9 +755,9 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                     step.lda = g.lda;
                 }
                 if (mc > 0 && sharing != nullptr)
-                    run_shared_step(*sharing, step, b_panels, b_buffer);
-                else if (mc > 0)
-                    macro_kernel(step, my_jr, b_buffer);
+                    run_shared_step(*sharing, step, b_buffer);
+                else if (mc > 0)  // one thread's whole step with ir outside jr, else a share of its micro-panels
+                    macro_kernel(step, ir_outside_jr ? Range{0, step_units(step)} : my_jr, b_buffer);
                 if (traffic && mc > 0)
                     count_step(traffic, s, ker, in_bytes, block,
                                double(std::min(mc, my_a.last * MR) - std::min(mc, my_a.first * MR)),
@@ -775,7 +800,7 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
             const BlockOfC block{0, jc, mc, nc, kc, beta};
             const MacroStep step = macro_step(g, ker, s, block, buf.packed_a, buf.packed_b, b_panel, stream_c);
             if (sharing != nullptr)
-                run_shared_step(*sharing, step, b_panels, b_buffer);
+                run_shared_step(*sharing, step, b_buffer);
             else
                 macro_kernel(step, {0, b_panels}, b_buffer);
             if (traffic) {
@@ -903,6 +928,8 @@ ridge_status run_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws, 
         const Schedule s = make_schedule(thread_slice(g, ker, threads, t, by_rows), plan, 1);
         b_bytes = std::max(b_bytes, whole_lines(packed_b_bytes(s, ker)));
         a_bytes = std::max(a_bytes, whole_lines(packed_a_bytes(s, ker)));
+        // and at least two A panels, for the panels of others' steps it helps with (PanelSharing::help_a_panels)
+        a_bytes = std::max(a_bytes, whole_lines(2 * panel_bytes(ker.MR, s.kc_max, ker.packed_bytes)));
     }
     char* b_base = reinterpret_cast<char*>(ws.packed_b.reserve(size_t(threads * b_bytes / 4)));
     char* a_base = reinterpret_cast<char*>(ws.packed_a.reserve(size_t(threads * a_bytes / 4)));
@@ -921,7 +948,7 @@ ridge_status run_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws, 
             const GemmArgs mine = thread_slice(g, ker, threads, t, by_rows);
             const Schedule s = make_schedule(mine, plan, 1);
             const Buffers buf{b_base + t * b_bytes, a_base + t * a_bytes};
-            const PanelSharing sharing{boards.get(), threads, t};
+            const PanelSharing sharing{boards.get(), threads, t, buf.packed_a};
             run_thread(mine, ker, s, buf, 0, counting ? &per_thread[t] : nullptr, plan.stream_c,
                        boards ? &sharing : nullptr);
         } else {
@@ -962,7 +989,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     {
         if (omp_get_num_threads() == s.threads) {  // else run_alone, below
             const int tid = omp_get_thread_num();
-            const PanelSharing sharing{boards.get(), s.threads, tid};
+            const PanelSharing sharing{boards.get(), s.threads, tid, nullptr};  // a team: never ir outside jr
             run_thread(g, ker, s, buf, tid, counting ? &per_thread[tid] : nullptr, plan.stream_c,
                        boards ? &sharing : nullptr);
         } else {
