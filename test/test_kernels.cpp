@@ -1348,6 +1348,54 @@ TEST(Kernels, BlockedPathReadsAInPlaceWithThePackedBits) {
     }
 }
 
+// Within one KC step the small path and the blocked path compute each element
+// of C alike: one chain of FMAs over k from zero, then the same alpha and beta
+// finish. Dispatch relies on it to send a one-thread call with k <= KC to the
+// small path where a team takes the blocked one (small_path_alone in
+// dispatch.cpp), so the bits must agree: every transpose pair, ragged edges,
+// padded leading dimensions, alpha 1 and not, beta 0 over NaN, 1 and neither,
+// B packed or read in place by each micro-panel's first tile.
+TEST(Kernels, SmallAndBlockedPathsSameBitsWithinOneKStep) {
+    const uint32_t seed = test_seed() + 22;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const auto kernels = kernels_here([](const ridge::GemmKernel& k) {
+        return k.small_f32 != nullptr && k.input == ridge::Dtype::f32 && k.packed_bytes == 4;
+    });
+    if (kernels.empty()) GTEST_SKIP() << "no fp32 kernel with a small kernel runs on this CPU";
+    const float scales[][2] = {{1.0f, 0.0f}, {0.75f, 1.0f}, {-1.25f, -0.5f}};  // alpha, beta
+    for (const ridge::GemmKernel* ker : kernels) {
+        ridge::GemmPlan blocked = plan_with_model_blocking(*ker);
+        ridge::GemmPlan small = small_path_plan(*ker);
+        const int64_t MR = ker->MR, NR = ker->NR, KC = blocked.blocking.KC;
+        const int64_t shapes[][3] = {{200, 200, 200}, {2 * MR + 7, 3 * NR + 5, KC}, {MR - 1, NR + 1, 1},
+                                     {129, 131, KC - 1}, {37, 5, 61}, {5, 37, 17}};
+        int serial = 0;
+        for (const auto& shape : shapes)
+            for (int t = 0; t < 4; ++t)
+                for (const auto& scale : scales) {
+                    Call c;
+                    c.m = shape[0], c.n = shape[1], c.k = shape[2], c.ta = t & 1, c.tb = t & 2;
+                    c.alpha = scale[0], c.beta = scale[1], c.lda_pad = serial % 3, c.ldc_pad = serial % 2;
+                    const bool b_in_place = serial % 2 == 1;
+                    ++serial;
+                    SCOPED_TRACE(std::string(ker->name) + " " + c.describe() + (b_in_place ? ", B in place" : ""));
+                    ASSERT_LE(c.k, KC) << "one KC step";
+                    Operands ops(c, rng);
+                    Guarded c_small = ops.c;
+                    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+                    blocked.b_from_memory = blocked.b_beyond_cache_share = b_in_place;
+                    small.small_a_block_floats = ridge::small_path_a_block_floats(*ker, c.k);
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, ops.c.data()), blocked));
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, c_small.data()), small));
+                    ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+                    ASSERT_TRUE(c_small.untouched_outside());
+                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_small.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+                        << "the small and the blocked path differ";
+                }
+    }
+}
+
 // Dispatch sends few-column fp32 problems with an untransposed A to the
 // skinny path when the chosen kernel has one: any height up to 24 columns,
 // only long columns (512 rows and up) from 25 to the configured width (at

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -204,6 +205,56 @@ void expect_16bit_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expe
     }
 }
 
+// A call within one KC step that runs on one thread takes the small path even
+// above the profile's small-path volume (1000 here), where the same call on a
+// team takes the blocked path (small_path_alone in dispatch.cpp), and C comes
+// out the same bit for bit either way; two KC steps (k > the profile's KC of
+// 64) keep the blocked path on one thread too. Without the profile, all of
+// them are within the built-in volume where the small path takes any shape.
+void expect_small_path_alone_within_one_k_step(bool expect_profile) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (const bool trans_a : {false, true})
+        for (const int k : {60, 100}) {
+            const int m = 61, n = 59;
+            SCOPED_TRACE(std::string(trans_a ? "TN " : "NN ") + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                         std::to_string(k));
+            std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(m) * n);
+            for (float& x : a) x = dist(rng);
+            for (float& x : b) x = dist(rng);
+            for (float& x : c0) x = dist(rng);
+            std::vector<float> c[2] = {c0, c0};
+            const char* path[2] = {};
+            int threads[2] = {};
+            for (int run = 0; run < 2; ++run) {
+                ridge_set_num_threads(run + 1);
+                const ridge_status status =
+                    ridge_sgemm(RIDGE_COL_MAJOR, trans_a ? RIDGE_TRANS : RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k,
+                                -1.25f, a.data(), trans_a ? k : m, b.data(), k, 0.5f, c[run].data(), m);
+                ridge_set_num_threads(0);
+                ASSERT_EQ(RIDGE_SUCCESS, status);
+                ridge_report r;
+                ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+                path[run] = r.path, threads[run] = r.threads;
+            }
+            const bool one_step = k <= 64;
+            EXPECT_STREQ(!expect_profile || one_step ? "small" : "blocked", path[0]) << "on one thread";
+            if (threads[1] < 2) continue;  // OpenMP gave no second thread: nothing to compare
+            EXPECT_STREQ(expect_profile ? "blocked" : "small", path[1]) << "on two threads";
+            EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), c0.size() * sizeof(float))) << "1 and 2 threads differ";
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i) {
+                    double want = 0.5 * double(c0[size_t(i + j * m)]), mag = std::fabs(want);
+                    for (int p = 0; p < k; ++p) {
+                        const double term = -1.25 * double(a[size_t(trans_a ? p + i * k : i + p * m)]) *
+                                            double(b[size_t(p + j * k)]);
+                        want += term, mag += std::fabs(term);
+                    }
+                    ASSERT_NEAR(want, c[0][size_t(i + j * m)], 2.0 * k * 6e-8 * mag) << "C(" << i << "," << j << ")";
+                }
+        }
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -232,6 +283,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     if (expect_profile) EXPECT_EQ(64, r.KC);
     expect_skinny_path_follows(cfg, expect_profile);
     expect_16bit_skinny_path_follows(cfg, expect_profile);
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) expect_small_path_alone_within_one_k_step(expect_profile);
 }
 
 }  // namespace

@@ -458,10 +458,11 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
 namespace {
 
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
-bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+// Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
+bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    if (volume > cfg.small_max_volume) return false;
+    if (volume > max_volume) return false;
     // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
     // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
     // settles the usual case without the division.
@@ -477,6 +478,29 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     const bool few_rows = g.m <= kSkinnyMaxRows && use_skinny_m_path(kernel, g);
     return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && g.m <= kSmallPathMaxRows &&
            (g.trans_a || g.lda <= kSmallPathMaxRows);  // square-like
+}
+
+// Whether a call the blocked path would run alone (one thread) in one KC step
+// takes the small path instead, up to the small path's built-in volume rather
+// than cfg.small_max_volume. That limit (ridge-tune's) is where the small path
+// keeps up both alone and on a team: C must not depend on the thread count,
+// and over several KC steps the two paths round differently (the blocked one
+// adds each step's product into C). Within one step they do not: each element
+// is one chain of FMAs over k from zero, then the same alpha and beta finish
+// (Kernels.SmallAndBlockedPathsSameBitsWithinOneKStep), so a one-thread call
+// may take the small path where it pays alone while a team's call takes the
+// blocked path's second thread. On this machine the tuner's limit is 96^3
+// (at 128^3 the small path, on one thread at that size, ran 0.72x the blocked
+// path's two);
+// alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`):
+// 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300 x 400
+// x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only where the
+// blocked path would run its five loops, not a skinny path's kernels.
+bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    const bool five_loops = !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path &&
+                            !plan.rows_in_place_path && !plan.skinny_trans_b_path;
+    return plan.threads == 1 && g.k <= plan.blocking.KC && five_loops &&
+           use_small_path(cfg, *plan.kernel, g, kSmallPathMaxVolume);
 }
 
 const char* env(const char* name) {
@@ -830,7 +854,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     // The small path first: it needs no blocking, and at 32^3 (~1300 cycles a
     // call) planning the blocked path it does not take was several percent.
-    plan.small_path = use_small_path(cfg, *plan.kernel, args);
+    plan.small_path = use_small_path(cfg, *plan.kernel, args, cfg.small_max_volume);
     if (plan.small_path) {
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
         plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
@@ -859,6 +883,11 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
         plan.kernel = &reader;
     if (plan.skinny_m_path) plan.few_rows_k_pass = few_rows_k_pass(args.m, args.k);
     if (plan.skinny_trans_a_path) plan.few_rows_k_pass = few_rows_k_pass(args.n, args.k);
+    if (small_path_alone(cfg, plan, args)) {
+        plan.small_path = true;
+        plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
+        return run_gemm(args, plan);
+    }
     plan.stream_c = use_streaming_c(cfg, plan, args);
     return run_gemm(args, plan);
 }
@@ -897,7 +926,7 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
     // that a call would thread is threaded one after another (an odd count of
     // whole problems would leave a thread idle at the end).
     const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) &&
-                       use_small_path(cfg, kernel, first) && threads_for(flops) == 1;
+                       use_small_path(cfg, kernel, first, cfg.small_max_volume) && threads_for(flops) == 1;
     const int team = small && lists_c_apart(batch)
                          ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(batch.count)), batch.count)))
                          : 1;
