@@ -436,6 +436,25 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.k) * double(g.n));
 }
 
+// The blocking the blocked path runs a call with: the kernel's, adjusted for short k, few rows and a short last KC step.
+BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,
+                                     bool b_from_memory) {
+    const BlockingParams bp = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g.k),
+                                                  *choice.kernel, g, b_from_memory);
+    return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
+}
+
+// The small path's blocking: only its KC matters, the depth of its kernel
+// calls (gemm_small_f32's k_step), which is the blocked path's for the same
+// call, so that either path gives C the same bits (small_path_alone). The
+// adjustments only ever deepen KC, so within the kernel's KC there is one
+// step and nothing to work out (the usual small call, planned in a few
+// hundred cycles).
+BlockingParams small_path_k_steps(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g) {
+    if (g.k <= choice.blocking.KC) return choice.blocking;
+    return blocked_path_blocking(cfg, choice, g, b_comes_from_memory(cfg, g));
+}
+
 // The kernel the in-place paths (few rows or columns) take their kernels from:
 // the chosen one, or its sibling where it has none, for narrow enough C.
 const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
@@ -480,27 +499,25 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
            (g.trans_a || g.lda <= kSmallPathMaxRows);  // square-like
 }
 
-// Whether a call the blocked path would run alone (one thread) in one KC step
-// takes the small path instead, up to the small path's built-in volume rather
-// than cfg.small_max_volume. That limit (ridge-tune's) is where the small path
-// keeps up both alone and on a team: C must not depend on the thread count,
-// and over several KC steps the two paths round differently (the blocked one
-// adds each step's product into C). Within one step they do not: each element
-// is one chain of FMAs over k from zero, then the same alpha and beta finish
-// (Kernels.SmallAndBlockedPathsSameBitsWithinOneKStep), so a one-thread call
-// may take the small path where it pays alone while a team's call takes the
-// blocked path's second thread. On this machine the tuner's limit is 96^3
-// (at 128^3 the small path, on one thread at that size, ran 0.72x the blocked
-// path's two);
-// alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`):
-// 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300 x 400
-// x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only where the
-// blocked path would run its five loops, not a skinny path's kernels.
+// Whether a call the blocked path would run alone (one thread) takes the
+// small path instead, up to the small path's built-in volume rather than
+// cfg.small_max_volume. That limit (ridge-tune's) is where the small path
+// keeps up both alone and on a team. Both paths give C the same bits: each
+// element is one chain of FMAs per KC step, from zero, then the same alpha and
+// beta finish, the first step scaling C by beta and the others adding to it
+// (the small path runs the blocked path's KC steps: small_path_k_steps;
+// Kernels.SmallAndBlockedPathsSameBits). So a one-thread call may take the
+// small path where it pays alone while a team's call takes the blocked
+// path's second thread. On this machine the tuner's limit is 96^3 (at 128^3
+// the small path, on one thread at that size, ran 0.72x the blocked path's
+// two); alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
+// K 11`): 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300
+// x 400 x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only
+// where the blocked path would run its five loops, not a skinny path's kernels.
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const bool five_loops = !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path &&
                             !plan.rows_in_place_path && !plan.skinny_trans_b_path;
-    return plan.threads == 1 && g.k <= plan.blocking.KC && five_loops &&
-           use_small_path(cfg, *plan.kernel, g, kSmallPathMaxVolume);
+    return plan.threads == 1 && five_loops && use_small_path(cfg, *plan.kernel, g, kSmallPathMaxVolume);
 }
 
 const char* env(const char* name) {
@@ -858,15 +875,14 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     if (plan.small_path) {
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
         plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
+        plan.blocking = small_path_k_steps(cfg, choice, args);
         return run_gemm(args, plan);
     }
     plan.threads = threads_for(flops, cfg.min_flops_per_thread);
     plan.b_from_memory = b_comes_from_memory(cfg, args);
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, args);
-    plan.blocking = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, args.k),
-                                        *choice.kernel, args, plan.b_from_memory);
-    plan.blocking = blocking_for_k_remainder(plan.blocking, *choice.kernel, args, cfg);
+    plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
     plan.b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
@@ -941,9 +957,10 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
         return RIDGE_SUCCESS;
     }
     const int64_t a_block_floats = small_path_a_block_floats(kernel, first.k);
-    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team, a_block_floats);
+    const int64_t k_step = small_path_k_steps(cfg, cfg.gemm(first.input), first).KC;
+    if (!reporting_enabled()) return gemm_batch_small_f32(batch, kernel, team, a_block_floats, k_step);
     const CallMeter meter;
-    const ridge_status status = gemm_batch_small_f32(batch, kernel, team, a_block_floats);
+    const ridge_status status = gemm_batch_small_f32(batch, kernel, team, a_block_floats, k_step);
     ridge_report r = base_report("gemm_batch", first.input, "small", kernel.name, team);
     r.m = first.m, r.n = first.n, r.k = first.k;
     r.flops = flops * double(batch.count);

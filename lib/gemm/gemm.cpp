@@ -27,7 +27,8 @@ ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
         scale_c(g.m, g.n, g.beta, g.c, g.ldc);
         return RIDGE_SUCCESS;
     }
-    if (plan.small_path) return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats);
+    if (plan.small_path)
+        return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats, plan.blocking.KC);
     if (plan.skinny_path) return gemm_skinny_n(g, *plan.kernel, plan.threads, plan.a_from_memory);
     if (plan.skinny_m_path) return gemm_skinny_m_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);
     if (plan.skinny_trans_a_path) return gemm_skinny_n_trans_a_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);

@@ -76,8 +76,12 @@ ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed),
 // op(A) in blocks of rows of at most `a_block_floats` floats each, plus an eighth
-// (0: one block); `threads` split the tiles of C.
-ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats);
+// (0: one block); `threads` split the tiles of C. k runs in steps of `k_step`
+// (0: all of k in one), each added into C as the blocked path adds its KC
+// steps: given the blocked path's KC for the call, C comes out the same bit
+// for bit on either path.
+ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats,
+                            int64_t k_step);
 // The blocks of rows that takes: B's columns are read once per block.
 int64_t small_row_blocks(const GemmArgs& args, const GemmKernel& kernel, int64_t a_block_floats);
 
@@ -103,9 +107,9 @@ struct GemmBatch {
 // A batch whose problems each take the small path, spread over `threads`
 // threads, a whole problem per thread at a time; every thread reserves its
 // buffer before any C is written (gemm_batch.cpp). No two problems' C may overlap.
-// `a_block_floats` as for gemm_small_f32.
+// `a_block_floats` and `k_step` as for gemm_small_f32.
 ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads,
-                                  int64_t a_block_floats);
+                                  int64_t a_block_floats, int64_t k_step);
 
 // Equal blocks of `count` items, as few as allow each at most `nominal` items
 // plus an eighth (largest_equal_block): the items per block, the last one

@@ -33,14 +33,15 @@ bool reserved(size_t floats) { return floats == 0 || reserve_small_packed_a(floa
 
 // Problems [first_problem, last_problem) on the calling thread, one after another.
 void run_problems(const GemmBatch& batch, int64_t first_problem, int64_t last_problem, const GemmKernel& ker,
-                  int64_t a_block_floats) {
-    for (int64_t i = first_problem; i < last_problem; ++i) gemm_small_f32(batch.problem(i), ker, 1, a_block_floats);
+                  int64_t a_block_floats, int64_t k_step) {
+    for (int64_t i = first_problem; i < last_problem; ++i)
+        gemm_small_f32(batch.problem(i), ker, 1, a_block_floats, k_step);
 }
 
 }  // namespace
 
 ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& ker, int threads,
-                                  int64_t a_block_floats) {
+                                  int64_t a_block_floats, int64_t k_step) {
     // Same shape, same need: a thread that holds this much never allocates again in this batch.
     const size_t need = gemm_small_workspace_floats(batch.shape, ker);
     const int64_t count = batch.count;
@@ -48,7 +49,7 @@ ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& ker,
     return run_once_every_thread_reserved(
         threads, [need](float*&) { return reserved(need); },
         [&](float*, int64_t t, int64_t parts) {
-            run_problems(batch, count * t / parts, count * (t + 1) / parts, ker, a_block_floats);
+            run_problems(batch, count * t / parts, count * (t + 1) / parts, ker, a_block_floats, k_step);
         });
 }
 

@@ -8,8 +8,9 @@
 // Threads claim tiles of C one block of rows by NR columns at a time
 // (claim.h), blocks of rows in order: a thread works in one block of A, in its
 // own core's L2, until the block runs out.
-// Every tile of C is one kernel call over all of k whichever thread runs it
-// and however the rows are blocked, so C is bit-identical for any thread count.
+// Every tile of C is one kernel call per k step (all of k, or the blocked
+// path's KC steps: see gemm_small_f32) whichever thread runs it and however
+// the rows are blocked, so C is bit-identical for any thread count.
 // Tiles are MR rows tall, or taller where lda would put a tile's columns on
 // the same L1 sets (tile_height).
 #include <omp.h>
@@ -96,7 +97,7 @@ int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, in
 struct TileRange {
     int64_t first_col, last_col, first_row, last_row;
 };
-void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, const float* packed_a,
+void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64_t k_step, const float* packed_a,
                  const TileRange& r) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
@@ -112,7 +113,13 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, const
             // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
             const float* a = packed_a ? packed_a + i0 * panel_depth(g.k) : a_in + i0;
             const int64_t a_step = packed_a ? panel_width(mr, ker) : g.lda;
-            ker.small_f32(mr, nr, g.k, g.alpha, a, a_step, b, b_step, b_col, g.beta, g.c + i0 + j0 * g.ldc, g.ldc);
+            float* c = g.c + i0 + j0 * g.ldc;
+            // The k steps in order, the first scaling C by beta and the rest adding to it (at least one: k = 0 scales C).
+            for (int64_t p0 = 0; p0 == 0 || p0 < g.k; p0 += k_step) {
+                const int64_t depth = std::min(k_step, g.k - p0);
+                ker.small_f32(mr, nr, depth, g.alpha, a + p0 * a_step, a_step, b + p0 * b_step, b_step, b_col,
+                              p0 == 0 ? g.beta : 1.0f, c, g.ldc);
+            }
         }
     }
 }
@@ -152,12 +159,13 @@ namespace {
 // The row blocks and column tiles of one call (gemm_small_f32).
 struct SmallSchedule {
     int64_t height;  // rows per tile (tile_height)
+    int64_t k_step;  // depth of each kernel call (gemm_small_f32), at least 1
     int64_t c_tiles, row_tiles, block_tiles, blocks;
     size_t packed_floats;  // op(A) packed per thread (transposed A), else 0
     void run_block(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t block,
                    int64_t first_col, int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
-        small_tiles(g, ker, height, packed_a,
+        small_tiles(g, ker, height, k_step, packed_a,
                     {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
     }
 };
@@ -199,7 +207,8 @@ __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const G
 
 }  // namespace
 
-ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats) {
+ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats,
+                            int64_t k_step) {
     // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
     // already that; transposed A is packed into MR-row panels first, by every
     // thread into its own workspace: a copy made by another core would have to
@@ -207,6 +216,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     SmallSchedule s;
+    s.k_step = std::max<int64_t>(1, k_step > 0 ? std::min(k_step, g.k) : g.k);
     s.c_tiles = ceil_div(g.n, ker.NR);
     s.height = tile_height(g, ker);
     s.row_tiles = row_tile_count(g.m, s.height, ker.MR);
