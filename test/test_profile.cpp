@@ -235,6 +235,21 @@ TEST(ProfileParse, UnknownMembersAreIgnored) {
     EXPECT_EQ(7.0, r.profile.min_flops_per_thread);
 }
 
+// The small path's one-thread limit, where the tuner measured it: read beside
+// the team's; a string in its place refuses the profile.
+TEST(ProfileParse, SmallPathLimitOnOneThread) {
+    Parts p;
+    p.small_path = "\"small_path\": {\"max_volume\": 884736, \"max_a_floats\": 262144, \"max_volume_alone\": 1.3e8}";
+    const Result r = parse(p.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_TRUE(r.profile.has_small_path);
+    EXPECT_TRUE(r.profile.has_small_alone);
+    EXPECT_EQ(884736.0, r.profile.small_max_volume);
+    EXPECT_EQ(1.3e8, r.profile.small_max_volume_alone);
+    p.small_path = "\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, \"max_volume_alone\": \"8\"}";
+    expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone");
+}
+
 TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     Parts no_small;
     no_small.small_path = "";
@@ -249,6 +264,7 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     r = parse(no_threads.text());
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
     EXPECT_TRUE(r.profile.has_small_path);
+    EXPECT_FALSE(r.profile.has_small_alone) << "the one-thread limit is optional within small_path";
     EXPECT_FALSE(r.profile.has_threads);
     EXPECT_EQ(0.0, r.profile.min_flops_per_thread);
     EXPECT_FALSE(r.profile.has_small_threads);
@@ -570,6 +586,10 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
         p = Parts();
         p.small_path = std::string("\"small_path\": {\"max_volume\": 1, \"max_a_floats\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_a_floats");
+        p = Parts();
+        p.small_path =
+            std::string("\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, \"max_volume_alone\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone");
         p = Parts();
         p.threads = std::string("\"threads\": {\"min_flops_per_thread\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "threads.min_flops_per_thread");

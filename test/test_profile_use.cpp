@@ -42,7 +42,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     }
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
-           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000},\n"
+           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
@@ -205,17 +205,18 @@ void expect_16bit_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expe
     }
 }
 
-// A call that runs on one thread takes the small path even above the
-// profile's small-path volume (1000 here), where the same call on a team
-// takes the blocked path (small_path_alone in dispatch.cpp), and C comes out
-// the same bit for bit either way, in one KC step and in two (the profile's KC
-// is 64). Without the profile, all of them are within the built-in volume
-// where the small path takes any shape, on any team.
+// A call that runs on one thread takes the small path above the profile's
+// small-path volume (1000 here) up to its one-thread volume (260000), where
+// the same call on a team takes the blocked path (small_path_alone in
+// dispatch.cpp), and C comes out the same bit for bit either way, in one KC
+// step and in two (the profile's KC is 64); above that (61 x 59 x 76) one
+// thread takes the blocked path too. Without the profile, all of them are
+// within the built-in volume where the small path takes any shape, on any team.
 void expect_small_path_alone(bool expect_profile) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> dist(-1, 1);
     for (const bool trans_a : {false, true})
-        for (const int k : {60, 70}) {  // op(A) within the profile's 5000 floats (64 x 70)
+        for (const int k : {60, 70, 76}) {  // op(A) within the profile's 5000 floats (64 x 76)
             const int m = 61, n = 59;
             SCOPED_TRACE(std::string(trans_a ? "TN " : "NN ") + std::to_string(m) + "x" + std::to_string(n) + "x" +
                          std::to_string(k));
@@ -237,7 +238,8 @@ void expect_small_path_alone(bool expect_profile) {
                 ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
                 path[run] = r.path, threads[run] = r.threads;
             }
-            EXPECT_STREQ("small", path[0]) << "on one thread";
+            const bool alone_small = !expect_profile || double(m) * n * k <= 260000;
+            EXPECT_STREQ(alone_small ? "small" : "blocked", path[0]) << "on one thread";
             if (threads[1] < 2) continue;  // OpenMP gave no second thread: nothing to compare
             EXPECT_STREQ(expect_profile ? "blocked" : "small", path[1]) << "on two threads";
             EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), c0.size() * sizeof(float))) << "1 and 2 threads differ";
@@ -264,6 +266,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     }
     if (expect_profile) {
         EXPECT_EQ(1000.0, cfg.small_max_volume);
+        EXPECT_EQ(260000.0, cfg.small_max_volume_alone);
         EXPECT_EQ(5000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
         EXPECT_EQ(4321.0, cfg.small_min_flops_per_thread);

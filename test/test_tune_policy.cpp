@@ -30,6 +30,7 @@ TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::BuiltInCrossovers builtin = ridge::builtin_crossovers();
     EXPECT_EQ(cfg.small_max_volume, builtin.small_max_volume);
+    EXPECT_EQ(cfg.small_max_volume_alone, builtin.small_max_volume) << "one thread: the same built-in figure";
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::f16, ridge::Dtype::bf16}) {
         EXPECT_GT(builtin.skinny_max_columns[int(input)], 0) << ridge::dtype_name(input);
         EXPECT_EQ(cfg.skinny_max_columns[int(input)], builtin.skinny_max_columns[int(input)])

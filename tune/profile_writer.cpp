@@ -142,8 +142,11 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     Json kernels = Json::object();
     for (const ModelRow& row : run.model) kernels[profile_key(row.input, *row.kernel)] = kernel_json(run, row);
     j["kernels"] = kernels;
-    if (run.crossover.small_not_measured.empty())
+    if (run.crossover.small_not_measured.empty()) {
         j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
+        if (run.crossover.small_max_volume_alone > 0)
+            j["small_path"]["max_volume_alone"] = run.crossover.small_max_volume_alone;
+    }
     // fp32's figure is the one a skinny_path must have; the 16-bit ones where measured.
     const int64_t* skinny = run.crossover.skinny_max_columns;
     if (skinny[int(ridge::Dtype::f32)] > 0) {

@@ -204,6 +204,12 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     else
         std::printf("  small path limit not measured (%s): left out of the profile (before this run %.4g)\n",
                     run.crossover.small_not_measured.c_str(), cfg.small_max_volume);
+    if (run.crossover.small_max_volume_alone > 0)
+        std::printf("  small path on one thread up to m*n*k = %.4g (before this run %.4g)\n",
+                    run.crossover.small_max_volume_alone, cfg.small_max_volume_alone);
+    else
+        std::printf("  small path on one thread: not measured beyond the library's own limit, left out of the "
+                    "profile (before this run %.4g)\n", cfg.small_max_volume_alone);
     std::printf("  a thread per %.3g flops%s on the blocked path (before %.3g), %.3g%s on the small path (before %.3g)\n",
                 run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
                 cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,

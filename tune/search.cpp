@@ -347,15 +347,27 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     };
     HostSpeed host(kernel);
     host.now();
-    // Cut short (see cut_short.h): the run measured so far goes into the profile
-    // only where it goes beyond the library's own limit.
-    auto cut_short = [out](const std::string& why) {
-        const double kept = out->small_max_volume;
-        out->small_max_volume = figure_when_cut_short(kept, ridge::builtin_crossovers().small_max_volume);
-        if (out->small_max_volume > 0)
-            out->lines.push_back(why + ": the run measured so far is kept, beyond the library's own limit");
-        else
-            out->small_not_measured = why;
+    // Two limits: where the small path keeps up both alone and on a team
+    // (small_max_volume, what a team's call goes by) and where it keeps up
+    // alone (small_max_volume_alone, small_path_alone in dispatch.cpp). The two
+    // paths give C the same bits (the small path runs the blocked path's KC
+    // steps), so the limits may differ. Once the team falls behind, the search
+    // goes on with one-thread plans only.
+    bool team_keeps_up = true;
+    // Cut short (see cut_short.h): the runs measured so far go into the profile
+    // only where they go beyond the library's own limit; a team's run that
+    // already ended stays as measured.
+    auto cut_short = [out, &team_keeps_up](const std::string& why) {
+        const double fallback = ridge::builtin_crossovers().small_max_volume;
+        out->small_max_volume_alone = figure_when_cut_short(out->small_max_volume_alone, fallback);
+        if (team_keeps_up) {
+            out->small_max_volume = figure_when_cut_short(out->small_max_volume, fallback);
+            if (out->small_max_volume <= 0) {
+                out->small_not_measured = why;
+                return;
+            }
+        }
+        out->lines.push_back(why + ": the runs measured so far are kept where they go beyond the library's own limit");
     };
     for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
@@ -364,13 +376,12 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         if (padded_a > max_a_floats) break;  // the library would not take the small path anyway
         Problem p(ridge::Dtype::f32, n);
         // Each path with as many threads as the library would give it at this
-        // size, and both on one thread too: the path must not depend on the
-        // thread count (C would then differ between 1 and 2 threads), so the
-        // small path has to keep up in both. One thread also guards against a
-        // second core that is busy with other work for a moment.
+        // size, and both on one thread too: a team's call takes the small path
+        // only where it keeps up in both (one thread also guards against a
+        // second core that is busy with other work for a moment).
         const int small_team = team_for(p.flops(), small_min_flops_per_thread);
         const int blocked_team = team_for(p.flops(), min_flops_per_thread);
-        const bool threaded = small_team > 1 || blocked_team > 1;
+        const bool threaded = team_keeps_up && (small_team > 1 || blocked_team > 1);
         ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
         small.small_path = true;
         small.small_a_block_floats = ridge::small_path_a_block_floats(kernel, n);
@@ -393,7 +404,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
         // A measurement on a slowed host (HostSpeed) is not counted; a size with no
         // counted measurement leaves the crossover unmeasured.
-        bool keeps_up = false, counted = false;
+        bool alone_keeps_up = false, both_keep_up = false, counted = false;
         for (int rounds : {7, 15}) {
             const HostSpeedNow before = host.now();
             const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
@@ -411,12 +422,16 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             out->lines.push_back(logged);
             if (speed.slower() < kMinHostSpeed) continue;
             counted = true;
-            keeps_up = one >= 0.98 && team >= 0.98;
-            if (keeps_up) break;
+            alone_keeps_up = one >= 0.98;
+            both_keep_up = alone_keeps_up && team >= 0.98;
+            if (alone_keeps_up && (both_keep_up || !team_keeps_up)) break;
         }
         if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
-        if (!keeps_up) break;
-        out->small_max_volume = double(n) * double(n) * double(n);
+        const double volume = double(n) * double(n) * double(n);
+        if (team_keeps_up && both_keep_up) out->small_max_volume = volume;
+        team_keeps_up = team_keeps_up && both_keep_up;
+        if (!alone_keeps_up) break;
+        out->small_max_volume_alone = volume;
     }
 }
 

@@ -71,7 +71,8 @@ GridResult exhaustive_grid(const KernelSearch& s);
 // The thread thresholds: 1 against 2 threads on the blocked path, and on the
 // small path, the first size from which the second thread pays.
 struct Crossover {
-    double small_max_volume = 0;
+    double small_max_volume = 0;           // alone and on a team
+    double small_max_volume_alone = 0;     // on one thread; 0: not measured, or cut short within the built-in limit
     std::string small_not_measured;        // why small_max_volume was not measured (empty: it was)
     int64_t skinny_max_columns[3] = {};    // by Dtype; 0: not measured (no skinny kernel, or out of time)
     double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)

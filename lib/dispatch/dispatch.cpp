@@ -500,9 +500,11 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 }
 
 // Whether a call the blocked path would run alone (one thread) takes the
-// small path instead, up to the small path's built-in volume rather than
-// cfg.small_max_volume. That limit (ridge-tune's) is where the small path
-// keeps up both alone and on a team. Both paths give C the same bits: each
+// small path instead, up to cfg.small_max_volume_alone rather than
+// cfg.small_max_volume (ridge-tune measures both; without a profile, or with
+// one from before the first, both are the built-in kSmallPathMaxVolume): the
+// second is where the small path keeps up both alone and on a team, the
+// first where it keeps up alone. Both paths give C the same bits: each
 // element is one chain of FMAs per KC step, from zero, then the same alpha and
 // beta finish, the first step scaling C by beta and the others adding to it
 // (the small path runs the blocked path's KC steps: small_path_k_steps;
@@ -517,7 +519,7 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const bool five_loops = !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path &&
                             !plan.rows_in_place_path && !plan.skinny_trans_b_path;
-    return plan.threads == 1 && five_loops && use_small_path(cfg, *plan.kernel, g, kSmallPathMaxVolume);
+    return plan.threads == 1 && five_loops && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
 }
 
 const char* env(const char* name) {
@@ -579,9 +581,10 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
-                 "ridge: fp32 small path up to m*n*k = %.4g with op(A) <= %.4g floats, in blocks of rows of %lld "
-                 "floats (while k x NR fits half of L1)\n",
-                 cfg.small_max_volume, cfg.small_max_a_floats, (long long)cfg.small_a_block_floats);
+                 "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats, in "
+                 "blocks of rows of %lld floats (while k x NR fits half of L1)\n",
+                 cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
+                 (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
                  "(at most %lld) with one thread and A from memory, or more than %lld rows and A's columns not "
@@ -705,6 +708,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         apply_profile_blocking(*profile, cfg);
         if (profile->has_small_path) {
             cfg.small_max_volume = profile->small_max_volume;
+            if (profile->has_small_alone) cfg.small_max_volume_alone = profile->small_max_volume_alone;
             cfg.small_max_a_floats = profile->small_max_a_floats;
         }
         if (profile->has_skinny_path) cfg.skinny_max_columns[int(Dtype::f32)] = profile->skinny_max_columns;
@@ -746,6 +750,7 @@ RuntimeConfig make_config() {
     cfg.default_threads = default_thread_count();
     const BuiltInCrossovers builtin = builtin_crossovers();
     cfg.small_max_volume = builtin.small_max_volume;
+    cfg.small_max_volume_alone = builtin.small_max_volume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
     cfg.small_a_block_floats = int64_t(machine_topology().l2.size_bytes / 2 / sizeof(float));
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})

@@ -33,6 +33,7 @@ struct RuntimeConfig {
     bool verbose = false;                // RIDGE_VERBOSE
     // Crossovers: built-in figures, or the tuned profile's.
     double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
+    double small_max_volume_alone = 0;   // the same for a call on one thread (small_path_alone)
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
     // The small path's blocks of rows of op(A): half of L2 each (the rest for
     // B's columns, C's tiles and the other operand's lines), so a block stays in

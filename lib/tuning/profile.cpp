@@ -189,7 +189,8 @@ private:
         return ProfileStatus::loaded;
     }
 
-    // Optional: absent leaves has_small_path false; present, both figures are required.
+    // Optional: absent leaves has_small_path false; present, both figures are
+    // required, and "max_volume_alone" optional (profiles before it have none).
     ProfileStatus read_small_path(const JsonNode* small, Profile* out) {
         if (small == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(small)) return fail(ProfileStatus::corrupt, "\"small_path\" is not an object");
@@ -197,7 +198,10 @@ private:
         if (s == ProfileStatus::loaded) s = read_figure(small, "small_path", "max_a_floats", &out->small_max_a_floats);
         if (s != ProfileStatus::loaded) return s;
         out->has_small_path = true;
-        return ProfileStatus::loaded;
+        if (doc_.object_get(small, "max_volume_alone") == nullptr) return ProfileStatus::loaded;
+        s = read_figure(small, "small_path", "max_volume_alone", &out->small_max_volume_alone);
+        out->has_small_alone = s == ProfileStatus::loaded;
+        return s;
     }
 
     // Optional: absent leaves has_skinny_path false. In it, "max_columns" (fp32)

@@ -61,6 +61,9 @@ struct Profile {
     bool has_small_path = false;
     double small_max_volume = 0;    // m*n*k up to which the unpacked small path runs
     double small_max_a_floats = 0;  // and op(A), padded to MR rows, has at most this many floats
+    // Optional in small_path: its limit for a call on one thread (small_path_alone in dispatch.cpp).
+    bool has_small_alone = false;
+    double small_max_volume_alone = 0;
 
     // Widest C (columns) the skinny path takes, by the input type of A and B
     // (its crossover with the blocked path moves with the bytes of A per element
