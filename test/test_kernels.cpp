@@ -86,7 +86,7 @@ bool runs_small_kernel(const ridge::GemmKernel& ker) {
     return ker.small_f32 != nullptr && ridge::cpu_supports(ker.isa);
 }
 
-// A one-thread plan for `ker` that takes the small path (it uses no blocking).
+// A one-thread plan for `ker` that takes the small path (of its blocking only KC matters: the depth of its k steps).
 ridge::GemmPlan small_path_plan(const ridge::GemmKernel& ker) {
     ridge::GemmPlan plan = plan_with_model_blocking(ker);
     plan.small_path = true;

@@ -144,7 +144,7 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     j["kernels"] = kernels;
     if (run.crossover.small_not_measured.empty()) {
         j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
-        if (run.crossover.small_max_volume_alone > 0)
+        if (run.crossover.small_alone_measured)
             j["small_path"]["max_volume_alone"] = run.crossover.small_max_volume_alone;
     }
     // fp32's figure is the one a skinny_path must have; the 16-bit ones where measured.

@@ -204,7 +204,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     else
         std::printf("  small path limit not measured (%s): left out of the profile (before this run %.4g)\n",
                     run.crossover.small_not_measured.c_str(), cfg.small_max_volume);
-    if (run.crossover.small_max_volume_alone > 0)
+    if (run.crossover.small_alone_measured)
         std::printf("  small path on one thread up to m*n*k = %.4g (before this run %.4g)\n",
                     run.crossover.small_max_volume_alone, cfg.small_max_volume_alone);
     else

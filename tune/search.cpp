@@ -351,16 +351,20 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     // (small_max_volume, what a team's call goes by) and where it keeps up
     // alone (small_max_volume_alone, small_path_alone in dispatch.cpp). The two
     // paths give C the same bits (the small path runs the blocked path's KC
-    // steps), so the limits may differ. Once the team falls behind, the search
-    // goes on with one-thread plans only.
-    bool team_keeps_up = true;
+    // steps), so the limits may differ. Each search ends after two sizes in a
+    // row fall short (see below); once the team's has ended, the search goes
+    // on with one-thread plans only.
+    int team_misses = 0, alone_misses = 0;  // sizes in a row that fell short
+    constexpr int kMissesThatEndASearch = 2;
+    auto team_open = [&team_misses] { return team_misses < kMissesThatEndASearch; };
     // Cut short (see cut_short.h): the runs measured so far go into the profile
     // only where they go beyond the library's own limit; a team's run that
     // already ended stays as measured.
-    auto cut_short = [out, &team_keeps_up](const std::string& why) {
+    auto cut_short = [out, &team_open](const std::string& why) {
         const double fallback = ridge::builtin_crossovers().small_max_volume;
         out->small_max_volume_alone = figure_when_cut_short(out->small_max_volume_alone, fallback);
-        if (team_keeps_up) {
+        out->small_alone_measured = out->small_max_volume_alone > 0;
+        if (team_open()) {
             out->small_max_volume = figure_when_cut_short(out->small_max_volume, fallback);
             if (out->small_max_volume <= 0) {
                 out->small_not_measured = why;
@@ -381,7 +385,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // second core that is busy with other work for a moment).
         const int small_team = team_for(p.flops(), small_min_flops_per_thread);
         const int blocked_team = team_for(p.flops(), min_flops_per_thread);
-        const bool threaded = team_keeps_up && (small_team > 1 || blocked_team > 1);
+        const bool threaded = team_open() && (small_team > 1 || blocked_team > 1);
         ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
         small.small_path = true;
         small.small_a_block_floats = ridge::small_path_a_block_floats(kernel, n);
@@ -399,9 +403,15 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // runs in a row with one-call samples measured the small path at 0.98x
         // and 1.03x the blocked one; ridge-bench, each path alone for 50 ms per
         // round, 1.05-1.07x).
-        // A size that falls short is measured once more, longer, before the
-        // search stops there: on this project's shared VM one 7-round
-        // measurement put 448^3 at 0.96x in one tuner run and 1.13x in another.
+        // A size that falls short is measured once more, longer: on this
+        // project's shared VM one 7-round measurement put 448^3 at 0.96x in one
+        // tuner run and 1.13x in another. And a search ends only after two
+        // sizes in a row fall short; a size that keeps up after one that fell
+        // short takes the limit over both: the blocked path's team measured
+        // 246-317 GFLOP/s at 128^3 in tuner runs an hour apart, and one run
+        // put the small path's team at 0.965x the blocked one's at 160^3
+        // (ending the search there, at 128^3), where three runs of the same
+        // timing in a probe right after measured 1.12-1.17x (2 threads).
         // A measurement on a slowed host (HostSpeed) is not counted; a size with no
         // counted measurement leaves the crossover unmeasured.
         bool alone_keeps_up = false, both_keep_up = false, counted = false;
@@ -424,15 +434,19 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             counted = true;
             alone_keeps_up = one >= 0.98;
             both_keep_up = alone_keeps_up && team >= 0.98;
-            if (alone_keeps_up && (both_keep_up || !team_keeps_up)) break;
+            if (alone_keeps_up && (both_keep_up || !threaded)) break;
         }
         if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
         const double volume = double(n) * double(n) * double(n);
-        if (team_keeps_up && both_keep_up) out->small_max_volume = volume;
-        team_keeps_up = team_keeps_up && both_keep_up;
-        if (!alone_keeps_up) break;
-        out->small_max_volume_alone = volume;
+        if (team_open()) {
+            if (both_keep_up) out->small_max_volume = volume;
+            team_misses = both_keep_up ? 0 : team_misses + 1;
+        }
+        if (alone_keeps_up) out->small_max_volume_alone = volume;
+        alone_misses = alone_keeps_up ? 0 : alone_misses + 1;
+        if (alone_misses == kMissesThatEndASearch) break;
     }
+    out->small_alone_measured = true;  // to its end (a limit of 0 too: one thread never kept up)
 }
 
 void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,

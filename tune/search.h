@@ -72,7 +72,8 @@ GridResult exhaustive_grid(const KernelSearch& s);
 // small path, the first size from which the second thread pays.
 struct Crossover {
     double small_max_volume = 0;           // alone and on a team
-    double small_max_volume_alone = 0;     // on one thread; 0: not measured, or cut short within the built-in limit
+    double small_max_volume_alone = 0;     // on one thread (0: it never kept up, where measured)
+    bool small_alone_measured = false;     // false: not measured, or cut short within the built-in limit
     std::string small_not_measured;        // why small_max_volume was not measured (empty: it was)
     int64_t skinny_max_columns[3] = {};    // by Dtype; 0: not measured (no skinny kernel, or out of time)
     double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)

@@ -501,10 +501,11 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 
 // Whether a call the blocked path would run alone (one thread) takes the
 // small path instead, up to cfg.small_max_volume_alone rather than
-// cfg.small_max_volume (ridge-tune measures both; without a profile, or with
-// one from before the first, both are the built-in kSmallPathMaxVolume): the
-// second is where the small path keeps up both alone and on a team, the
-// first where it keeps up alone. Both paths give C the same bits: each
+// cfg.small_max_volume: the second is where the small path keeps up both
+// alone and on a team, the first where it keeps up alone (ridge-tune
+// measures both; where the profile has no figure for one thread, from a
+// search cut short or a profile from before it, the built-in
+// kSmallPathMaxVolume applies, as without a profile). Both paths give C the same bits: each
 // element is one chain of FMAs per KC step, from zero, then the same alpha and
 // beta finish, the first step scaling C by beta and the others adding to it
 // (the small path runs the blocked path's KC steps: small_path_k_steps;
@@ -874,7 +875,8 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     GemmPlan plan;
     plan.kernel = choice.kernel;
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
-    // The small path first: it needs no blocking, and at 32^3 (~1300 cycles a
+    // The small path first: of the blocking it needs KC only, worked out only
+    // for k beyond the kernel's (small_path_k_steps); at 32^3 (~1300 cycles a
     // call) planning the blocked path it does not take was several percent.
     plan.small_path = use_small_path(cfg, *plan.kernel, args, cfg.small_max_volume);
     if (plan.small_path) {

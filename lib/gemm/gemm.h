@@ -1,6 +1,7 @@
 // The driver's interface: one column-major problem, one plan for running it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -76,10 +77,10 @@ ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed),
 // op(A) in blocks of rows of at most `a_block_floats` floats each, plus an eighth
-// (0: one block); `threads` split the tiles of C. k runs in steps of `k_step`
-// (0: all of k in one), each added into C as the blocked path adds its KC
-// steps: given the blocked path's KC for the call, C comes out the same bit
-// for bit on either path.
+// (0: one block); `threads` split the tiles of C. k runs in steps of
+// kc_step_depth(kernel, k_step) (k_step 0: all of k in one), each added into
+// C as the blocked path adds its KC steps: given the blocked path's KC for
+// the call, C comes out the same bit for bit on either path.
 ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats,
                             int64_t k_step);
 // The blocks of rows that takes: B's columns are read once per block.
@@ -110,6 +111,13 @@ struct GemmBatch {
 // `a_block_floats` and `k_step` as for gemm_small_f32.
 ridge_status gemm_batch_small_f32(const GemmBatch& batch, const GemmKernel& kernel, int threads,
                                   int64_t a_block_floats, int64_t k_step);
+
+// The depth of each KC step for `kernel` under a blocking's KC: a whole
+// number of the kernel's k groups (bf16 K-pairs), so no group straddles two
+// steps. The blocked path's steps, and the small path's where it keeps them.
+inline int64_t kc_step_depth(const GemmKernel& kernel, int64_t KC) {
+    return std::max<int64_t>(kernel.k_group, KC / kernel.k_group * kernel.k_group);
+}
 
 // Equal blocks of `count` items, as few as allow each at most `nominal` items
 // plus an eighth (largest_equal_block): the items per block, the last one

@@ -12,8 +12,8 @@
 // splits the columns or the rows of C, each thread running all five loops on
 // its own share (run_slices), or shares each B panel and splits ic and jr
 // within it (run_thread with a team schedule); see splits_columns and
-// splits_rows. A thread out of work runs another's micro-panels not yet
-// started (StepBoard).
+// splits_rows. A thread out of work runs another's micro-panels (or A panels,
+// where the ir loop runs outside jr) not yet started (StepBoard).
 #include <omp.h>
 
 #include <algorithm>
@@ -252,9 +252,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     // so no group is left with a thin remainder block.
     s.blocks_per_group = ceil_div(g.m, bp.MC * s.ic_ways);
     s.mc = round_up(ceil_div(g.m, s.blocks_per_group * s.ic_ways), bp.MR);
-    // KC a whole number of the kernel's k groups (bf16 K-pairs), so no pair straddles two blocks.
-    const int64_t kc_block = std::max<int64_t>(ker.k_group, bp.KC / ker.k_group * ker.k_group);
-    s.kc_max = std::min(kc_block, g.k);
+    s.kc_max = std::min(kc_step_depth(ker, bp.KC), g.k);
     s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
     s.first_tile_reads_b = first_tile_reads_b_source(g, plan, s.b_per_micro_panel);
     s.all_tiles_read_b = all_tiles_read_b_source(s.first_tile_reads_b, s.mc, bp.MR);
@@ -552,8 +550,8 @@ struct PanelSharing {
     int self;
     // Where this thread packs the A panels it claims from a step whose ir loop
     // runs outside jr (room for two panels of another's KC; its own buffer
-    // for A, free whenever it helps: its own steps are done by then), or null
-    // where no thread's steps run ir outside jr.
+    // for A, free whenever it helps: its own steps are done by then). Null
+    // for a team schedule, whose steps never run ir outside jr.
     char* help_a_panels;
 };
 

@@ -216,7 +216,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // (ridge-bench, 256^3 TN, 2 threads: 246-266 GFLOP/s from one shared copy,
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     SmallSchedule s;
-    s.k_step = std::max<int64_t>(1, k_step > 0 ? std::min(k_step, g.k) : g.k);
+    s.k_step = std::max<int64_t>(1, k_step > 0 ? std::min(kc_step_depth(ker, k_step), g.k) : g.k);
     s.c_tiles = ceil_div(g.n, ker.NR);
     s.height = tile_height(g, ker);
     s.row_tiles = row_tile_count(g.m, s.height, ker.MR);

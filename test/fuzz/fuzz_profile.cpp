@@ -96,7 +96,8 @@ void check_json(const char* text, size_t size) {
 }
 
 bool profile_is_empty(const Profile& p) {
-    if (p.blocking_count != 0 || p.has_small_path || p.has_threads) return false;
+    if (p.blocking_count != 0 || p.has_small_path || p.has_small_alone || p.has_threads) return false;
+    if (p.small_max_volume_alone != 0) return false;
     if (p.small_max_volume != 0 || p.small_max_a_floats != 0 || p.min_flops_per_thread != 0) return false;
     for (const ProfileBlocking& b : p.blocking)
         if (b.kernel[0] != '\0' || b.KC != 0 || b.MC != 0 || b.NC != 0) return false;
@@ -121,6 +122,13 @@ void check_loaded(const Profile& p) {
         check(p.small_max_a_floats >= 0 && p.small_max_a_floats <= 1e12, "profile: small_max_a_floats out of range");
     } else {
         check(p.small_max_volume == 0 && p.small_max_a_floats == 0, "profile: small path figures without the flag");
+    }
+    if (p.has_small_alone) {
+        check(p.has_small_path, "profile: a one-thread small-path figure outside small_path");
+        check(p.small_max_volume_alone >= 0 && p.small_max_volume_alone <= 1e12,
+              "profile: small_max_volume_alone out of range");
+    } else {
+        check(p.small_max_volume_alone == 0, "profile: one-thread small-path figure without the flag");
     }
     if (p.has_threads)
         check(p.min_flops_per_thread >= 0 && p.min_flops_per_thread <= 1e12, "profile: min_flops_per_thread out of range");
