@@ -256,6 +256,38 @@ void expect_small_path_alone(bool expect_profile) {
         }
 }
 
+// A strided batch on one thread takes the small path to the same one-thread
+// limit (the batch's own fast path, not one call per problem), with each C as
+// a call on two threads writes it (the blocked path there, with the profile).
+void expect_batch_small_path_alone(bool expect_profile) {
+    std::mt19937 rng(12);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    const int m = 61, n = 59, k = 70, count = 3;
+    std::vector<float> a(size_t(m) * k * count), b(size_t(k) * n * count), c0(size_t(m) * n * count);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    for (float& x : c0) x = dist(rng);
+    std::vector<float> batched = c0, one_by_one = c0;
+    ridge_set_num_threads(1);
+    const ridge_status status =
+        ridge_sgemm_batch_strided(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 0.75f, a.data(), m, m * k,
+                                  b.data(), k, k * n, -0.5f, batched.data(), m, m * n, count);
+    ridge_report r;
+    const ridge_status reported = ridge_last_report(&r);
+    ridge_set_num_threads(2);
+    for (int i = 0; i < count && status == RIDGE_SUCCESS; ++i)
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 0.75f,
+                                             a.data() + size_t(i) * m * k, m, b.data() + size_t(i) * k * n, k, -0.5f,
+                                             one_by_one.data() + size_t(i) * m * n, m));
+    ridge_set_num_threads(0);
+    ASSERT_EQ(RIDGE_SUCCESS, status);
+    ASSERT_EQ(RIDGE_SUCCESS, reported);
+    EXPECT_STREQ("gemm_batch", r.routine);
+    EXPECT_STREQ("small", r.path) << (expect_profile ? "above the profile's team limit, within its one-thread one" : "");
+    EXPECT_EQ(0, std::memcmp(batched.data(), one_by_one.data(), batched.size() * sizeof(float)))
+        << "the batch and one call per problem differ";
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -285,7 +317,10 @@ TEST(ProfileChild, ConfigurationAndResult) {
     if (expect_profile) EXPECT_EQ(64, r.KC);
     expect_skinny_path_follows(cfg, expect_profile);
     expect_16bit_skinny_path_follows(cfg, expect_profile);
-    if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) expect_small_path_alone(expect_profile);
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
+        expect_small_path_alone(expect_profile);
+        expect_batch_small_path_alone(expect_profile);
+    }
 }
 
 }  // namespace

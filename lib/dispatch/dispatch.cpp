@@ -867,24 +867,15 @@ ridge_report base_report(const char* routine, Dtype input, const char* path, con
 
 ridge_status run_gemm(const GemmArgs& args, const GemmPlan& plan);
 
-ridge_status dispatch_gemm(const GemmArgs& args) {
-    GemvArgs as_vector;
-    if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
-    const RuntimeConfig& cfg = runtime_config();
-    const GemmChoice& choice = cfg.gemm(args.input);
+namespace {
+
+// The plan for a call past the small path's own limit: the blocked path, or
+// one of the paths that read a few rows or columns in place, on the threads
+// such a call gets.
+GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& args) {
     GemmPlan plan;
     plan.kernel = choice.kernel;
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
-    // The small path first: of the blocking it needs KC only, worked out only
-    // for k beyond the kernel's (small_path_k_steps); at 32^3 (~1300 cycles a
-    // call) planning the blocked path it does not take was several percent.
-    plan.small_path = use_small_path(cfg, *plan.kernel, args, cfg.small_max_volume);
-    if (plan.small_path) {
-        plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
-        plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
-        plan.blocking = small_path_k_steps(cfg, choice, args);
-        return run_gemm(args, plan);
-    }
     plan.threads = threads_for(flops, cfg.min_flops_per_thread);
     plan.b_from_memory = b_comes_from_memory(cfg, args);
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
@@ -906,6 +897,30 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
         plan.kernel = &reader;
     if (plan.skinny_m_path) plan.few_rows_k_pass = few_rows_k_pass(args.m, args.k);
     if (plan.skinny_trans_a_path) plan.few_rows_k_pass = few_rows_k_pass(args.n, args.k);
+    return plan;
+}
+
+}  // namespace
+
+ridge_status dispatch_gemm(const GemmArgs& args) {
+    GemvArgs as_vector;
+    if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
+    const RuntimeConfig& cfg = runtime_config();
+    const GemmChoice& choice = cfg.gemm(args.input);
+    GemmPlan plan;
+    plan.kernel = choice.kernel;
+    const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
+    // The small path first: of the blocking it needs KC only, worked out only
+    // for k beyond the kernel's (small_path_k_steps); at 32^3 (~1300 cycles a
+    // call) planning the blocked path it does not take was several percent.
+    plan.small_path = use_small_path(cfg, *plan.kernel, args, cfg.small_max_volume);
+    if (plan.small_path) {
+        plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
+        plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
+        plan.blocking = small_path_k_steps(cfg, choice, args);
+        return run_gemm(args, plan);
+    }
+    plan = packed_or_in_place_plan(cfg, choice, args);
     if (small_path_alone(cfg, plan, args)) {
         plan.small_path = true;
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
@@ -948,8 +963,10 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
     // Whole problems per thread only for problems too short to split; a problem
     // that a call would thread is threaded one after another (an odd count of
     // whole problems would leave a thread idle at the end).
-    const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) &&
-                       use_small_path(cfg, kernel, first, cfg.small_max_volume) && threads_for(flops) == 1;
+    // Each problem runs on one thread: the small path up to its one-thread limit (small_path_alone).
+    const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) && threads_for(flops) == 1 &&
+                       (use_small_path(cfg, kernel, first, cfg.small_max_volume) ||
+                        small_path_alone(cfg, packed_or_in_place_plan(cfg, cfg.gemm(first.input), first), first));
     const int team = small && lists_c_apart(batch)
                          ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(batch.count)), batch.count)))
                          : 1;
