@@ -511,9 +511,9 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 // (the small path runs the blocked path's KC steps: small_path_k_steps;
 // Kernels.SmallAndBlockedPathsSameBits). So a one-thread call may take the
 // small path where it pays alone while a team's call takes the blocked
-// path's second thread. On this machine the tuner's limit is 96^3 (at 128^3
-// the small path, on one thread at that size, ran 0.72x the blocked path's
-// two); alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
+// path's second thread. On this machine the tuner's team limit came out at
+// 96^3-128^3 in runs that completed (at 128^3 the small path, on one thread
+// at that size then, ran 0.72x the blocked path's two); alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
 // K 11`): 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300
 // x 400 x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only
 // where the blocked path would run its five loops, not a skinny path's kernels.
