@@ -25,7 +25,7 @@ constexpr int kMR = 32;
 constexpr int kNR = 12;
 // How far ahead (in k steps) to prefetch the A micro-panel, which streams from L2.
 // Without the prefetch: 0.996-1.005 at 1024^3 and 2048^3 on Zen 5 at the host's
-// normal speed, 1.00-1.02 in a slow spell (`ridge-ab OLD NEW N N N 21`): kept.
+// normal speed, 0.99-1.03 in a slow spell (`ridge-ab OLD NEW N N N 11-21`): kept.
 constexpr int kPrefetchStepsA = 8;
 }  // namespace
 
