@@ -6,8 +6,9 @@
 // N: y += alpha*A*x, 8 columns at a time: 8 sequential streams (prefetchers
 //    follow up to dozens) into a y block held in registers, y read and
 //    written once per 8 columns (1/8 of A's traffic, from L1/L2).
-// T: y += alpha*A^T*x, 8 columns at a time: 8 dot products against x with
-//    independent accumulators, reduced horizontally once per column.
+// T: y += alpha*A^T*x, 4 columns at a time (fp32; 8 for 16-bit: see
+//    kColsTransF32): dot products against x with independent accumulators,
+//    reduced horizontally once per column.
 // 16-bit matrices widen to fp32 in registers (fp16: vcvtph2ps; bf16: shift).
 // With prefetch_elements, one prefetch per cache line of each column, that far
 // ahead: from DRAM the hardware prefetchers alone left one core at 13 GB/s on a
@@ -30,7 +31,21 @@
 namespace ridge {
 namespace {
 
-constexpr int kCols = 8;  // columns per pass
+constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
+// T with fp32 A: 4 columns per pass. On the Zen 4 VM (32 KiB 8-way L1d) 8
+// columns of fp32 read 0.64-0.73x the GB/s of BLIS's and OpenBLAS's GEMV;
+// OpenBLAS's own sgemv_t kernels take 4 columns. 4 against 8, one process
+// alternating two builds (`RIDGE_NUM_THREADS=T gvab OLD NEW M N T 9`, a
+// throwaway harness around cblas_sgemv; medians of the paired ratios): 1
+// thread 16384^2 1.313-1.356, 8000^2 1.089, 4096^2 1.059-1.084, 2048^2
+// 1.031, 1500^2 1.096, 1024^2 (A in L3) 1.261-1.268, 1000^2 1.172, but
+// 2000 x 3000 0.962-0.973 and 3000 x 2000 0.994 (A 23 MiB, about the L3's
+// size); 2 threads 16384^2 1.061. 2 columns 0.87-0.91x of 4, 6 columns
+// 0.85-0.93x, 4 with two accumulators per column 0.65-1.01x; prefetching
+// 512 elements ahead instead of 256 0.91-0.94x. A 16-bit A kept 8 columns:
+// with 4, bf16 T 16384^2 0.963, 4096^2 0.881 (1024^2 1.108). Not measured
+// on the Zen 5 VM, where 8 columns ran ahead of both peers.
+constexpr int kColsTransF32 = 4;
 
 
 struct F32 {
@@ -96,7 +111,8 @@ template <typename L>
 void gemv_t(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, const float* x, float* y, int64_t ahead) {
     const auto* a = static_cast<const typename L::T*>(av);
     int64_t j = 0;
-    for (; j + kCols <= n; j += kCols) gemv_t_columns<L, kCols>(m, a + j * lda, lda, alpha, x, y + j, ahead);
+    constexpr int kColsT = sizeof(typename L::T) == 4 ? kColsTransF32 : kCols;
+    for (; j + kColsT <= n; j += kColsT) gemv_t_columns<L, kColsT>(m, a + j * lda, lda, alpha, x, y + j, ahead);
     for (; j < n; ++j) gemv_t_columns<L, 1>(m, a + j * lda, lda, alpha, x, y + j, ahead);
 }
 
