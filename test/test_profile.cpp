@@ -577,6 +577,31 @@ TEST(ProfileParse, BlockSizesOutOfRangeAreCorrupt) {
     EXPECT_EQ(384, r.profile.blocking[0].NC);
 }
 
+// "gemv" is optional (profiles before it have none); present, it must give a
+// whole prefetch distance within [0, 4096] elements, 0 meaning none.
+TEST(ProfileParse, GemvPrefetchDistance) {
+    Result r = parse(Parts().text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_FALSE(r.profile.has_gemv_prefetch);
+    Parts p;
+    for (int64_t elements : {0, 256, 4096}) {
+        p.extra = "\"gemv\": {\"prefetch_elements\": " + std::to_string(elements) + "}";
+        r = parse(p.text());
+        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+        EXPECT_TRUE(r.profile.has_gemv_prefetch);
+        EXPECT_EQ(elements, r.profile.gemv_prefetch_elements);
+    }
+    for (const char* bad : {"-1", "4097", "1e13", "16.5", "\"256\"", "null"}) {
+        SCOPED_TRACE(bad);
+        p.extra = std::string("\"gemv\": {\"prefetch_elements\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "gemv.prefetch_elements");
+    }
+    p.extra = "\"gemv\": {}";
+    expect_refused(p.text(), ProfileStatus::corrupt, "gemv.prefetch_elements");
+    p.extra = "\"gemv\": 0";
+    expect_refused(p.text(), ProfileStatus::corrupt, "gemv");
+}
+
 TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
     for (const char* bad : {"-1", "-1e-300", "1.0000001e12", "1e13", "1e308"}) {
         SCOPED_TRACE(bad);

@@ -17,6 +17,7 @@
 
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
+#include "kernels/convert.h"
 #include "ridge/ridge.h"
 
 namespace {
@@ -44,6 +45,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
            ",\n  \"kernels\": {\n" + kernels +
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
+           "  \"gemv\": {\"prefetch_elements\": 0},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
@@ -288,6 +290,22 @@ void expect_batch_small_path_alone(bool expect_profile) {
         << "the batch and one call per problem differ";
 }
 
+// A GEMV whose A is beyond the L3: prefetched by the library's own figure,
+// left to the hardware prefetchers by the profile's 0 (the path says which).
+void expect_gemv_prefetch_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
+    EXPECT_EQ(expect_profile ? 0 : ridge::builtin_crossovers().gemv_prefetch_elements, cfg.gemv_prefetch_elements);
+    const int64_t m = 2048, n = int64_t(cfg.gemv_prefetch_min_bytes / (2.0 * m)) + 1;  // bf16: 2 bytes each
+    const std::vector<uint16_t> a(size_t(m * n), ridge::f32_to_bf16(0.5f)), x(size_t(n), ridge::f32_to_bf16(2.0f));
+    std::vector<float> y(size_t(m), -1.0f);
+    ASSERT_EQ(RIDGE_SUCCESS,  // reporting is on since expect_correct_sgemm
+              ridge_gemv_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, m, n, 1.0f, a.data(), m, x.data(), 1, 0.0f, y.data(), 1));
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ(expect_profile ? "gemv" : "gemv_prefetch", r.path);
+    EXPECT_EQ(float(n), y[0]);  // n products of 1.0, exact in fp32 (n < 2^24)
+    EXPECT_EQ(float(n), y[size_t(m - 1)]);
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -317,6 +335,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     if (expect_profile) EXPECT_EQ(64, r.KC);
     expect_skinny_path_follows(cfg, expect_profile);
     expect_16bit_skinny_path_follows(cfg, expect_profile);
+    expect_gemv_prefetch_follows(cfg, expect_profile);
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
         expect_small_path_alone(expect_profile);
         expect_batch_small_path_alone(expect_profile);

@@ -31,6 +31,8 @@ TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
     const ridge::BuiltInCrossovers builtin = ridge::builtin_crossovers();
     EXPECT_EQ(cfg.small_max_volume, builtin.small_max_volume);
     EXPECT_EQ(cfg.small_max_volume_alone, builtin.small_max_volume) << "one thread: the same built-in figure";
+    EXPECT_GT(builtin.gemv_prefetch_elements, 0);
+    EXPECT_EQ(cfg.gemv_prefetch_elements, builtin.gemv_prefetch_elements);
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::f16, ridge::Dtype::bf16}) {
         EXPECT_GT(builtin.skinny_max_columns[int(input)], 0) << ridge::dtype_name(input);
         EXPECT_EQ(cfg.skinny_max_columns[int(input)], builtin.skinny_max_columns[int(input)])

@@ -161,6 +161,7 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     if (run.crossover.small_min_flops_per_thread > 0)
         threads["small_min_flops_per_thread"] = run.crossover.small_min_flops_per_thread;
     if (!threads.empty()) j["threads"] = threads;
+    if (run.gemv.elements >= 0) j["gemv"] = {{"prefetch_elements", run.gemv.elements}};
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);
     return j;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cache_probe.h"
+#include "gemv_prefetch.h"
 #include "model_table.h"
 #include "search.h"
 #include "tuning/profile.h"
@@ -22,6 +23,7 @@ struct TuneRun {
     std::vector<ModelRow> model;
     std::vector<KernelSearch> searches;       // the kernels the library runs by default here
     Crossover crossover;
+    GemvPrefetchChoice gemv;                  // gemv.elements -1: not measured
     double small_max_a_floats = 0;            // kept at the library's figure (recorded)
     std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
 };

@@ -34,8 +34,9 @@ struct Options {
 // The read sweep's largest working set: far beyond any per-core L3 share, so
 // its last points are memory.
 constexpr int64_t kSweepMaxBytes = int64_t(512) << 20;
-// Set aside from the budget for the crossovers and writing the file.
-constexpr double kCrossoverSeconds = 12.0;
+// Set aside from the budget for the crossovers and writing the file: 12 s,
+// and 4 more for the GEMV step (search_gemv_prefetch: 2-4 s here).
+constexpr double kCrossoverSeconds = 16.0;
 
 void usage() {
     std::fprintf(stderr,
@@ -172,6 +173,9 @@ void run_searches(TuneRun& run, const Budget& budget) {
 void run_crossovers(TuneRun& run, const Budget& budget) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const KernelSearch& f32 = run.searches.front();
+    // First, as the searches below spend whatever budget is left: about 2 s here (one pass to
+    // fill A, then 2 x 4 calls a round from memory).
+    run.gemv = search_gemv_prefetch(9);
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
     search_small_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 3), &run.crossover);
     const double per_thread =
@@ -191,6 +195,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
                            cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
+    for (const std::string& line : run.gemv.lines) run.crossover.lines.push_back(line);
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");
     for (const std::string& line : run.crossover.lines) std::printf("  %s\n", line.c_str());
@@ -214,6 +219,9 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
                 run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
                 cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,
                 measured(run.crossover.small_min_flops_per_thread), cfg.small_min_flops_per_thread);
+    if (run.gemv.elements >= 0)
+        std::printf("  GEMV prefetches an A from memory %lld elements ahead (0: not at all; before this run %lld)\n",
+                    (long long)run.gemv.elements, (long long)cfg.gemv_prefetch_elements);
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16})
         if (run.crossover.skinny_max_columns[int(input)] > 0)
             std::printf("  %s skinny path up to n = %lld columns (before this run %lld)\n", ridge::dtype_name(input),

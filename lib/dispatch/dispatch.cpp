@@ -135,9 +135,14 @@ constexpr int64_t kSkinnyMaxColumnsF16 = 64;
 // 235.3 / 196.8, 48 224.9 / 161.9; TN n = 4 50.9 / 110.1, 8 98.3 / 114.8, 16
 // 131.9 / 128.8; NT m = 16 71.8 / 143.5, 64 233.4 / 167.0.
 constexpr int64_t kInPlaceSiblingMaxWidth = 16;
-// How far ahead the GEMV kernels prefetch an A that comes from DRAM: 256
-// elements, 8 lines of 16-bit and 16 of fp32 per column, the best measured
-// for either (gemv_avx512.cpp has the figures).
+// How far ahead the GEMV kernels prefetch an A that comes from DRAM, unless
+// the profile says otherwise: 256 elements, 8 lines of 16-bit and 16 of fp32
+// per column, the best measured for either on the Intel host of earlier
+// sessions (gemv_avx512.cpp has the figures). Machines differ: on the Zen 4
+// VM the hardware prefetchers alone streamed faster (no software prefetch
+// against 256 ahead, 1 thread, paired: fp32 N 1.22-1.37, T 1.12-1.13, bf16
+// N 1.09-1.20, T 1.11 at 4096^2-16384^2), so ridge-tune measures both and
+// writes the faster to the profile (search_gemv_prefetch).
 constexpr int64_t kGemvPrefetchElements = 256;
 
 // Above 24 columns the blocked path repays its packing unless A's columns are
@@ -595,8 +600,12 @@ void print_config(const RuntimeConfig& cfg) {
                  (long long)kSkinnyWideMinRows, (long long)kSkinnyMaxColumnsShared);
     std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
-    std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)\n",
-                 (long long)kGemvPrefetchElements, cfg.gemv_prefetch_min_bytes / (1024.0 * 1024.0));
+    if (cfg.gemv_prefetch_elements > 0)
+        std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)%s\n",
+                     (long long)cfg.gemv_prefetch_elements, cfg.gemv_prefetch_min_bytes / (1024.0 * 1024.0),
+                     cfg.gemv_prefetch_elements == kGemvPrefetchElements ? "" : " (profile)");
+    else
+        std::fprintf(stderr, "ridge: GEMV leaves A to the hardware prefetchers (profile: they streamed faster)\n");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -715,6 +724,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_skinny_path) cfg.skinny_max_columns[int(Dtype::f32)] = profile->skinny_max_columns;
         if (profile->has_skinny_bf16) cfg.skinny_max_columns[int(Dtype::bf16)] = profile->skinny_max_columns_bf16;
         if (profile->has_skinny_f16) cfg.skinny_max_columns[int(Dtype::f16)] = profile->skinny_max_columns_f16;
+        if (profile->has_gemv_prefetch) cfg.gemv_prefetch_elements = profile->gemv_prefetch_elements;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }
@@ -724,7 +734,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
 }  // namespace
 
 BuiltInCrossovers builtin_crossovers() {
-    BuiltInCrossovers b{kSmallPathMaxVolume, {}};
+    BuiltInCrossovers b{kSmallPathMaxVolume, {}, kGemvPrefetchElements};
     b.skinny_max_columns[int(Dtype::f32)] = kSkinnyMaxColumns;
     b.skinny_max_columns[int(Dtype::bf16)] = kSkinnyMaxColumnsBf16;
     b.skinny_max_columns[int(Dtype::f16)] = kSkinnyMaxColumnsF16;
@@ -761,6 +771,7 @@ RuntimeConfig make_config() {
     const CacheLevel& llc = machine_topology().l3;
     cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
     cfg.gemv_prefetch_min_bytes = cfg.stream_c_min_bytes;
+    cfg.gemv_prefetch_elements = builtin.gemv_prefetch_elements;
     load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
     return cfg;
@@ -1069,7 +1080,7 @@ ridge_status dispatch_gemv(const GemvArgs& args) {
     int threads = omp_in_parallel() ? 1 : wanted_thread_count();
     threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
     const double p = dtype_bytes(args.input);
-    const int64_t prefetch = p * elements >= cfg.gemv_prefetch_min_bytes ? kGemvPrefetchElements : 0;
+    const int64_t prefetch = p * elements >= cfg.gemv_prefetch_min_bytes ? cfg.gemv_prefetch_elements : 0;
     if (!reporting_enabled()) return gemv(args, *ker, threads, prefetch);
     const CallMeter meter;
     const ridge_status status = gemv(args, *ker, threads, prefetch);

@@ -46,6 +46,7 @@ struct RuntimeConfig {
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
     double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
     double gemv_prefetch_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM: prefetched (the LLC)
+    int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
@@ -56,6 +57,7 @@ const RuntimeConfig& runtime_config();
 struct BuiltInCrossovers {
     double small_max_volume;
     int64_t skinny_max_columns[3];  // by Dtype
+    int64_t gemv_prefetch_elements;  // how far ahead GEMV prefetches an A from DRAM
 };
 BuiltInCrossovers builtin_crossovers();
 // The skinny path's widest C past which the crossover (skinny_max_columns,

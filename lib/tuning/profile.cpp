@@ -24,6 +24,7 @@ constexpr int kFormatVersion = 1;
 constexpr double kMaxBlock = 1 << 24;       // KC, MC, NC upper bound
 constexpr double kMaxFigure = 1e12;         // small_path and threads upper bound
 constexpr double kMaxSkinnyColumns = 4096;  // skinny_path.max_columns upper bound (the library caps it lower)
+constexpr double kMaxGemvPrefetchElements = 4096;  // gemv.prefetch_elements upper bound (16 KiB of fp32 per column)
 constexpr double kMaxFamilyOrModel = 65535; // display family is at most 0xF + 0xFF, model 0xFF
 
 // A reason for the caller, printf-style, in its buffer (none: nothing to do).
@@ -79,6 +80,8 @@ public:
         s = read_small_path(doc_.object_get(root, "small_path"), out);
         if (s != ProfileStatus::loaded) return s;
         s = read_skinny_path(doc_.object_get(root, "skinny_path"), out);
+        if (s != ProfileStatus::loaded) return s;
+        s = read_gemv(doc_.object_get(root, "gemv"), out);
         if (s != ProfileStatus::loaded) return s;
         return read_threads(doc_.object_get(root, "threads"), out);
     }
@@ -228,6 +231,18 @@ private:
         if (doc_.object_get(skinny, key) == nullptr) return ProfileStatus::loaded;
         const ProfileStatus s = read_columns(skinny, key, out);
         *present = s == ProfileStatus::loaded;
+        return s;
+    }
+
+    // Optional: absent leaves has_gemv_prefetch false; present, "prefetch_elements" is required.
+    ProfileStatus read_gemv(const JsonNode* gemv, Profile* out) {
+        if (gemv == nullptr) return ProfileStatus::loaded;
+        if (!JsonDocument::is_object(gemv)) return fail(ProfileStatus::corrupt, "\"gemv\" is not an object");
+        double elements = 0;
+        const ProfileStatus s = read_integer(gemv, "gemv", "prefetch_elements", 0, kMaxGemvPrefetchElements, &elements);
+        if (s != ProfileStatus::loaded) return s;
+        out->has_gemv_prefetch = true;
+        out->gemv_prefetch_elements = static_cast<int64_t>(elements);
         return s;
     }
 

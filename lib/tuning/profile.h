@@ -75,6 +75,11 @@ struct Profile {
     bool has_skinny_f16 = false;
     int64_t skinny_max_columns_f16 = 0;
 
+    // How far ahead the GEMV kernels prefetch an A from DRAM (0: not at all),
+    // where ridge-tune measured it (the library's own figure otherwise).
+    bool has_gemv_prefetch = false;
+    int64_t gemv_prefetch_elements = 0;
+
     bool has_threads = false;
     double min_flops_per_thread = 0;
     bool has_small_threads = false;        // "threads" also gave the small path's figure

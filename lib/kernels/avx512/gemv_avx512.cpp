@@ -18,7 +18,8 @@
 // 512 14.0; fp32 none 7.2-7.4 (N and T), 128 elements ahead N 7.1-7.8 but T
 // 6.4-6.9, 256 N 7.8-8.2 and T 7.7-7.9. In cache it costs the extra
 // instructions (bf16 1024^2 40-41 -> 39), so the driver asks for it only for
-// an A beyond the LLC.
+// an A beyond the LLC, and a tuned profile may turn it off where the hardware
+// prefetchers alone stream faster (dispatch.cpp: kGemvPrefetchElements).
 #include <immintrin.h>
 
 #include "kernels/avx512/lanes_avx512.h"
