@@ -44,8 +44,11 @@ constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
 // size); 2 threads 16384^2 1.061. 2 columns 0.87-0.91x of 4, 6 columns
 // 0.85-0.93x, 4 with two accumulators per column 0.65-1.01x; prefetching
 // 512 elements ahead instead of 256 0.91-0.94x. A 16-bit A kept 8 columns:
-// with 4, bf16 T 16384^2 0.963, 4096^2 0.881 (1024^2 1.108). Not measured
-// on the Zen 5 VM, where 8 columns ran ahead of both peers.
+// with 4, bf16 T 16384^2 0.963, 4096^2 0.881 (1024^2 1.108). With the
+// software prefetch off (the Zen 4 VM's tuned profile: dispatch.cpp), 8
+// against 4 from memory 0.955-1.048 (8000^2-16384^2, 2000 x 3000), in L3
+// (1024^2) 0.748. Not measured on the Zen 5 VM, where 8 columns ran ahead of
+// both peers.
 constexpr int kColsTransF32 = 4;
 
 
