@@ -8,6 +8,7 @@
 #include "dispatch/dispatch.h"
 #include "gemm/gemv.h"
 #include "kernels/convert.h"
+#include "median.h"
 
 namespace ridge_tune {
 namespace {
@@ -20,11 +21,6 @@ constexpr double kMinGain = 1.02;
 // rest, up to 1 GiB of fp32 whatever the cache.
 constexpr int64_t kRows = 4096;
 constexpr int64_t kMaxColumns = 65536;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 // Seconds of one GEMV call.
 double time_call(const ridge::GemvArgs& g, const ridge::GemvKernel& ker, int64_t prefetch) {
@@ -78,7 +74,7 @@ GemvPrefetchChoice search_gemv_prefetch(int rounds) {
             const double second = time_call(c.args, *c.ker, r % 2 ? builtin : 0);
             gain.push_back(r % 2 ? second / first : first / second);
         }
-        const double g = median(gain);
+        const double g = ridge_bench::median(gain);
         log_gain += std::log(g);
         char line[160];
         std::snprintf(line, sizeof line, "GEMV %s %lldx%lld (A from memory): no software prefetch %.3fx of %lld ahead",

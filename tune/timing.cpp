@@ -5,6 +5,8 @@
 #include <cstring>
 #include <random>
 
+#include "median.h"
+
 namespace ridge_tune {
 namespace {
 
@@ -93,10 +95,7 @@ double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan) {
 
 namespace {
 
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
+using ridge_bench::median;
 
 // GFLOP/s samples[plan][round]: one warm-up call each, then `rounds` rounds in
 // which every plan runs once, in a rotating order.
