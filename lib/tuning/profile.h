@@ -2,7 +2,8 @@
 //
 // A profile is a human-readable JSON file (format below). The library takes from it
 // only what changes its decisions: the block sizes per kernel, the small-path
-// crossover and the per-thread work threshold. Everything else in the file
+// and skinny-path crossovers, the per-thread work threshold and GEMV's
+// prefetch distance. Everything else in the file
 // (hwloc's figures, measured figures, the model's point, GFLOP/s, dates) is
 // provenance for people and is not read here.
 //
@@ -23,6 +24,7 @@
 //   "small_path": {"max_volume": 4096000, "max_a_floats": 262144},      (optional)
 //   "skinny_path": {"max_columns": 64,                                   (optional;
 //                   "max_columns_bf16": 64, "max_columns_f16": 32},       16-bit ones too)
+//   "gemv": {"prefetch_elements": 256},                                  (optional; 0: none)
 //   "threads": {"min_flops_per_thread": 8000000,                         (optional;
 //               "small_min_flops_per_thread": 884736}                     at least one of the two)
 // }
@@ -108,7 +110,8 @@ constexpr size_t kMaxProfileBytes = 1 << 20;
 // one-line reason, NUL-terminated, truncated to `why_size`.
 // Values are range-checked: KC, MC, NC in [1, 1<<24]; small_path values in
 // [0, 1e12]; skinny_path.max_columns (required in it), max_columns_bf16 and
-// max_columns_f16 whole numbers in [0, 4096];
+// max_columns_f16 whole numbers in [0, 4096]; gemv.prefetch_elements (required in
+// it) a whole number in [0, 4096];
 // min_flops_per_thread and small_min_flops_per_thread in [0, 1e12]; kernel names 1..47 chars.
 // Whether KC/MC/NC suit a kernel's MR/NR is the caller's check (it knows the kernel).
 ProfileStatus parse_profile(const char* text, size_t length, const CpuSignature& here, Profile* out,
