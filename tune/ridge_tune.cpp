@@ -173,7 +173,7 @@ void run_searches(TuneRun& run, const Budget& budget) {
 void run_crossovers(TuneRun& run, const Budget& budget) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const KernelSearch& f32 = run.searches.front();
-    // First, as the searches below spend whatever budget is left: about 2 s here (one pass to
+    // First, as the searches below spend whatever budget is left: 2-4 s here (one pass to
     // fill A, then 2 x 4 calls a round from memory).
     run.gemv = search_gemv_prefetch(9);
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
