@@ -52,33 +52,72 @@ constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
 constexpr int kColsTransF32 = 4;
 
 
+// Loads of 16 elements widened to fp32: through a lane mask, or whole (the
+// unmasked form, for the 16-row blocks that lie entirely inside the matrix).
 struct F32 {
     using T = float;
     static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+    static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
 };
 struct F16 {
     using T = uint16_t;
     static __m512 load(const uint16_t* p, __mmask16 m) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p)); }
+    static __m512 load(const uint16_t* p) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
 };
 struct BF16 {
     using T = uint16_t;
-    static __m512 load(const uint16_t* p, __mmask16 m) {
-        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
-    }
+    static __m512 widen(__m256i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16)); }
+    static __m512 load(const uint16_t* p, __mmask16 m) { return widen(_mm256_maskz_loadu_epi16(m, p)); }
+    static __m512 load(const uint16_t* p) { return widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
 };
+
+// N, one block of 16 rows (kWhole) or the last, partial one (through mask mk):
+// y[i..i+15] += the block's row sums over C columns. The products go into two
+// accumulators started at zero, even and odd columns, and y is added once at
+// the end: y's load is off the FMA chains and each chain is half as long.
+// Whole blocks load without masks. Against one chain from y with every load
+// masked (`RIDGE_NUM_THREADS=1 gvab OLD NEW M N N 61`, a throwaway harness
+// alternating two builds' cblas_sgemv in one process; medians of 61 paired
+// ratios, two runs each): on the Zen 4 VM 2048^2 1.036-1.110, 4096^2
+// 1.020-1.041, 16384^2 1.026-1.037, 3000 x 2000 1.136-1.151, 2000 x 3000
+// 1.144-1.151, in L2/L3 (1000^2, 1024^2) 0.990-1.000; bf16 A 1.047-1.099
+// (1024^2-16384^2, 3000 x 2000), fp16 A 1.057-1.093 (2048^2, 4096^2); 2
+// threads 1.005-1.030. Either change alone had measured 1.00-1.03. Paired
+// with Debian's OpenBLAS 0.3.21 (Cooperlake kernels) the same way, at 2048^2
+// and 4096^2 its sgemv_n ran 1.012-1.103x ridge's before, 0.971-1.024x after
+// (in several spells of the host, which moves both).
+// Every row sees the same operations in the same order wherever its block
+// falls, so the driver's split of rows among threads leaves y bit for bit.
+template <typename L, int C, bool kWhole>
+[[gnu::always_inline]] inline void gemv_n_block(const typename L::T* a, int64_t lda, int64_t i, __mmask16 mk,
+                                               const __m512 (&xv)[C], float* y) {
+    auto load = [&](int c) { return kWhole ? L::load(a + c * lda + i) : L::load(a + c * lda + i, mk); };
+    __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int c = 0; c + 1 < C; c += 2) {
+        even = _mm512_fmadd_ps(load(c), xv[c], even);
+        odd = _mm512_fmadd_ps(load(c + 1), xv[c + 1], odd);
+    }
+    if (C % 2 != 0) even = _mm512_fmadd_ps(load(C - 1), xv[C - 1], even);
+    const __m512 sum = _mm512_add_ps(even, odd);
+    if (kWhole)
+        _mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_loadu_ps(y + i), sum));
+    else
+        _mm512_mask_storeu_ps(y + i, mk, _mm512_add_ps(_mm512_maskz_loadu_ps(mk, y + i), sum));
+}
 
 template <typename L, int C>
 void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y, int64_t ahead) {
     __m512 xv[C];
     for (int c = 0; c < C; ++c) xv[c] = _mm512_set1_ps(xs[c]);
-    for (int64_t i = 0; i < m; i += 16) {
-        const __mmask16 mk = first_lanes(m - i);
+    int64_t i = 0;
+    for (; i + 16 <= m; i += 16) {
         prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
-        __m512 acc = _mm512_maskz_loadu_ps(mk, y + i);
-#pragma GCC unroll 8
-        for (int c = 0; c < C; ++c) acc = _mm512_fmadd_ps(L::load(a + c * lda + i, mk), xv[c], acc);
-        _mm512_mask_storeu_ps(y + i, mk, acc);
+        gemv_n_block<L, C, true>(a, lda, i, 0, xv, y);
     }
+    if (i < m) gemv_n_block<L, C, false>(a, lda, i, first_lanes(m - i), xv, y);
 }
 
 template <typename L>
