@@ -47,8 +47,14 @@ constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
 // with 4, bf16 T 16384^2 0.963, 4096^2 0.881 (1024^2 1.108). With the
 // software prefetch off (the Zen 4 VM's tuned profile: dispatch.cpp), 8
 // against 4 from memory 0.955-1.048 (8000^2-16384^2, 2000 x 3000), in L3
-// (1024^2) 0.748. Not measured on the Zen 5 VM, where 8 columns ran ahead of
-// both peers.
+// (1024^2) 0.748. With whole blocks unmasked (gemv_t_block below), 8 against
+// 4 again (gvab, 41-61 rounds, two runs): A in L3 1000^2-1536^2 0.81-1.03
+// (1024^2 0.81-0.89), 2000^2-4096^2 and 2000 x 3000 / 3000 x 2000 1.09-1.21,
+// 16384^2 0.96-0.98: better only for an A about the L3's size or a few times
+// it, kept at 4 (a size rule fitted to one noisy VM would not carry). bf16 A
+// with 4 columns, unmasked, against 8: 1024^2 / 2048^2 1.03-1.04, 3000 x 2000
+// 0.94, from memory (4096^2, 16384^2) 0.81-0.89: 8 kept. Not
+// measured on the Zen 5 VM, where 8 columns ran ahead of both peers.
 constexpr int kColsTransF32 = 4;
 
 
