@@ -1155,7 +1155,8 @@ GemvMatrix gemv_operand(ridge::Dtype input, int64_t count, int64_t skew, std::mt
 // Every GEMV kernel this CPU runs, N and T, from one element to several column
 // groups and row tails, A starting inside a cache line: within a K-growing
 // bound of the product in double, the elements past y's end untouched, and the
-// same bits whether the kernel prefetches A (as it does from DRAM) or not.
+// same bits whether the kernel prefetches A (as it does from DRAM) or not, and
+// from its N for an A from memory (n_from_memory) where it has one.
 TEST(Gemv, EveryKernelMatchesDoubleAndPrefetchingChangesNoBits) {
     const uint32_t seed = test_seed() + 140;
     SCOPED_TRACE(seed_note(seed));
@@ -1164,7 +1165,7 @@ TEST(Gemv, EveryKernelMatchesDoubleAndPrefetchingChangesNoBits) {
     struct Shape {
         int64_t m, n, skew;  // A is m x n; skew: elements between A and a cache line
     };
-    int tested = 0;
+    int tested = 0, from_memory_tested = 0;
     for (const ridge::GemvKernel& ker : ridge::gemv_kernels()) {
         if (!ridge::cpu_supports(ker.isa)) continue;
         ++tested;
@@ -1200,8 +1201,18 @@ TEST(Gemv, EveryKernelMatchesDoubleAndPrefetchingChangesNoBits) {
                             << "prefetching " << prefetch << " bytes ahead changed y";
                     }
                 }
+                if (!trans && ker.n_from_memory != nullptr) {  // the N for an A from memory: the same bits
+                    ++from_memory_tested;
+                    for (int64_t prefetch : {int64_t(0), int64_t(256)}) {
+                        std::vector<float> y = y0;
+                        ker.n_from_memory(sh.m, sh.n, alpha, a.data, lda, x.data(), y.data(), prefetch);
+                        ASSERT_EQ(0, std::memcmp(first.data(), y.data(), y.size() * sizeof(float)))
+                            << "n_from_memory (prefetch " << prefetch << ") differs from n";
+                    }
+                }
             }
     }
+    if (ridge::cpu_supports(ridge::Isa::avx512)) EXPECT_GT(from_memory_tested, 0) << "AVX-512 fp32 has one";
     EXPECT_GE(tested, 3) << "the portable kernels at least";
 }
 
@@ -1213,7 +1224,7 @@ TEST(Gemv, DispatchPrefetchesOnlyAnABeyondTheL3) {
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    const double min_bytes = ridge::runtime_config().gemv_prefetch_min_bytes;
+    const double min_bytes = ridge::runtime_config().gemv_from_memory_min_bytes;
     ASSERT_GT(min_bytes, 0.0);
     const ridge::Dtype input = ridge::Dtype::bf16;
     const ridge::GemvKernel& ker = *ridge::runtime_config().gemv[int(input)];

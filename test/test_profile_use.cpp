@@ -294,7 +294,7 @@ void expect_batch_small_path_alone(bool expect_profile) {
 // left to the hardware prefetchers by the profile's 0 (the path says which).
 void expect_gemv_prefetch_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
     EXPECT_EQ(expect_profile ? 0 : ridge::builtin_crossovers().gemv_prefetch_elements, cfg.gemv_prefetch_elements);
-    const int64_t m = 2048, n = int64_t(cfg.gemv_prefetch_min_bytes / (2.0 * m)) + 1;  // bf16: 2 bytes each
+    const int64_t m = 2048, n = int64_t(cfg.gemv_from_memory_min_bytes / (2.0 * m)) + 1;  // bf16: 2 bytes each
     const std::vector<uint16_t> a(size_t(m * n), ridge::f32_to_bf16(0.5f)), x(size_t(n), ridge::f32_to_bf16(2.0f));
     std::vector<float> y(size_t(m), -1.0f);
     ASSERT_EQ(RIDGE_SUCCESS,  // reporting is on since expect_correct_sgemm

@@ -35,11 +35,15 @@ GemvPrefetchChoice search_gemv_prefetch(int rounds) {
     GemvPrefetchChoice out;
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const int64_t builtin = ridge::builtin_crossovers().gemv_prefetch_elements;
-    const ridge::GemvKernel* f32 = cfg.gemv[int(ridge::Dtype::f32)];
-    const ridge::GemvKernel* bf16 = cfg.gemv[int(ridge::Dtype::bf16)];
-    if (f32 == nullptr || bf16 == nullptr || builtin <= 0) return out;
+    if (cfg.gemv[int(ridge::Dtype::f32)] == nullptr || cfg.gemv[int(ridge::Dtype::bf16)] == nullptr || builtin <= 0)
+        return out;
+    // The kernels as the library runs them on an A from memory.
+    const ridge::GemvKernel f32_kernel = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::f32)]);
+    const ridge::GemvKernel bf16_kernel = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::bf16)]);
+    const ridge::GemvKernel* f32 = &f32_kernel;
+    const ridge::GemvKernel* bf16 = &bf16_kernel;
     // Four times the LLC of fp32 (twice of bf16), at least 128 MiB of fp32: from DRAM for both.
-    const double llc = std::max(cfg.gemv_prefetch_min_bytes, 32.0 * 1024 * 1024);
+    const double llc = std::max(cfg.gemv_from_memory_min_bytes, 32.0 * 1024 * 1024);
     const int64_t cols = std::min<int64_t>(int64_t(std::ceil(4.0 * llc / (4.0 * kRows))), kMaxColumns);
     std::vector<float> a32(size_t(kRows * cols)), x32(size_t(std::max(kRows, cols)), 0.5f);
     std::vector<uint16_t> a16(a32.size()), x16(x32.size(), ridge::f32_to_bf16(0.5f));

@@ -576,6 +576,10 @@ void print_config(const RuntimeConfig& cfg) {
                      choice.blocking_from_profile ? "the tuned profile" : "the Low et al. model");
     }
     std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
+    for (const GemvKernel* g : cfg.gemv)
+        if (g->n_from_memory != nullptr)
+            std::fprintf(stderr, "ridge: %s: its own N for an A >= %.4g MiB (from memory)\n", g->name,
+                         cfg.gemv_from_memory_min_bytes / (1024.0 * 1024.0));
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})
         if (const GemmKernel* sibling = cfg.gemm(input).in_place_sibling)
@@ -602,7 +606,7 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     if (cfg.gemv_prefetch_elements > 0)
         std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)%s\n",
-                     (long long)cfg.gemv_prefetch_elements, cfg.gemv_prefetch_min_bytes / (1024.0 * 1024.0),
+                     (long long)cfg.gemv_prefetch_elements, cfg.gemv_from_memory_min_bytes / (1024.0 * 1024.0),
                      cfg.gemv_prefetch_elements == kGemvPrefetchElements ? "" : " (profile)");
     else
         std::fprintf(stderr, "ridge: GEMV leaves A to the hardware prefetchers (profile: they streamed faster)\n");
@@ -770,7 +774,7 @@ RuntimeConfig make_config() {
     cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;
     cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
-    cfg.gemv_prefetch_min_bytes = cfg.stream_c_min_bytes;
+    cfg.gemv_from_memory_min_bytes = cfg.stream_c_min_bytes;
     cfg.gemv_prefetch_elements = builtin.gemv_prefetch_elements;
     load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
@@ -1080,10 +1084,12 @@ ridge_status dispatch_gemv(const GemvArgs& args) {
     int threads = omp_in_parallel() ? 1 : wanted_thread_count();
     threads = int(std::min<double>(threads, std::max(1.0, elements / kMinGemvElementsPerThread)));
     const double p = dtype_bytes(args.input);
-    const int64_t prefetch = p * elements >= cfg.gemv_prefetch_min_bytes ? cfg.gemv_prefetch_elements : 0;
-    if (!reporting_enabled()) return gemv(args, *ker, threads, prefetch);
+    const bool a_from_memory = p * elements >= cfg.gemv_from_memory_min_bytes;
+    const int64_t prefetch = a_from_memory ? cfg.gemv_prefetch_elements : 0;
+    const GemvKernel kernel = a_from_memory ? from_memory(*ker) : *ker;
+    if (!reporting_enabled()) return gemv(args, kernel, threads, prefetch);
     const CallMeter meter;
-    const ridge_status status = gemv(args, *ker, threads, prefetch);
+    const ridge_status status = gemv(args, kernel, threads, prefetch);
     ridge_report r = base_report("gemv", args.input, prefetch > 0 ? "gemv_prefetch" : "gemv", ker->name, threads);
     r.m = args.trans ? args.n : args.m, r.n = 1, r.k = args.trans ? args.m : args.n;  // as y = op(A) x
     r.flops = 2.0 * elements;

@@ -45,7 +45,8 @@ struct RuntimeConfig {
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
     double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
-    double gemv_prefetch_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM: prefetched (the LLC)
+    double gemv_from_memory_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM (the LLC): prefetched,
+                                            // and the kernel's n_from_memory
     int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }

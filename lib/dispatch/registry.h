@@ -49,7 +49,16 @@ struct GemvKernel {
     Isa isa;
     GemvNKernel n;
     GemvTKernel t;
+    // N for an A at least the L3 (it streams from memory), where that differs
+    // from n (the same sums, bit for bit); nullptr: n everywhere.
+    GemvNKernel n_from_memory = nullptr;
 };
+// `k` as it runs an A that streams from memory: n_from_memory as its N where it has one.
+inline GemvKernel from_memory(const GemvKernel& k) {
+    GemvKernel out = k;
+    if (k.n_from_memory != nullptr) out.n = k.n_from_memory;
+    return out;
+}
 std::span<const GemvKernel> gemv_kernels();
 const GemvKernel* find_gemv_kernel(Dtype input, Isa max_isa);
 

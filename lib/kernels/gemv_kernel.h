@@ -19,6 +19,9 @@ using GemvTKernel = void (*)(int64_t m, int64_t n, float alpha, const void* a, i
 
 void gemv_n_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements);
+// N for an A streamed from memory (GemvKernel::n_from_memory): the same sums, bit for bit.
+void gemv_n_f32_from_memory__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x,
+                                    float* y, int64_t prefetch_elements);
 void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements);
 void gemv_n_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,

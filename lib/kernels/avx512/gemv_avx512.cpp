@@ -5,7 +5,8 @@
 //
 // N: y += alpha*A*x, 8 columns at a time: 8 sequential streams (prefetchers
 //    follow up to dozens) into a y block held in registers, y read and
-//    written once per 8 columns (1/8 of A's traffic, from L1/L2).
+//    written once per 8 columns (1/8 of A's traffic, from L1/L2); fp32
+//    from memory in 256-bit halves (gemv_n_columns_in_halves).
 // T: y += alpha*A^T*x, 4 columns at a time (fp32; 8 for 16-bit: see
 //    kColsTransF32): dot products against x with independent accumulators,
 //    reduced horizontally once per column.
@@ -64,6 +65,7 @@ struct F32 {
     using T = float;
     static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
     static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
+    static __m256 load8(const float* p) { return _mm256_loadu_ps(p); }  // (gemv_n_columns_in_halves)
 };
 struct F16 {
     using T = uint16_t;
@@ -80,34 +82,31 @@ struct BF16 {
 };
 
 // N, one block of 16 rows (kWhole) or the last, partial one (through mask mk):
-// y[i..i+15] += the block's row sums over C columns. The products go into two
-// accumulators started at zero, even and odd columns, and y is added once at
-// the end: y's load is off the FMA chains and each chain is half as long.
+// y[i..i+15] += the block's row sums over C columns, accumulated from zero in
+// column order and added to y once at the end (y's load off the FMA chain).
 // Whole blocks load without masks. Against one chain from y with every load
 // masked (`RIDGE_NUM_THREADS=1 gvab OLD NEW M N N 61`, a throwaway harness
 // alternating two builds' cblas_sgemv in one process; medians of 61 paired
-// ratios, two runs each): on the Zen 4 VM 2048^2 1.036-1.110, 4096^2
-// 1.020-1.041, 16384^2 1.026-1.037, 3000 x 2000 1.136-1.151, 2000 x 3000
-// 1.144-1.151, in L2/L3 (1000^2, 1024^2) 0.990-1.000; bf16 A 1.047-1.099
-// (1024^2-16384^2, 3000 x 2000), fp16 A 1.057-1.093 (2048^2, 4096^2); 2
-// threads 1.005-1.030. Either change alone had measured 1.00-1.03. Paired
-// with Debian's OpenBLAS 0.3.21 (Cooperlake kernels) the same way, at 2048^2
-// and 4096^2 its sgemv_n ran 1.012-1.103x ridge's before, 0.971-1.024x after
-// (in several spells of the host, which moves both).
+// ratios, two runs each; A where malloc puts it, 16 bytes past a line): on the
+// Zen 4 VM 2048^2 1.036-1.110, 4096^2 1.020-1.041, 16384^2 1.026-1.037,
+// 3000 x 2000 1.136-1.151, 2000 x 3000 1.144-1.151, in L2/L3 (1000^2,
+// 1024^2) 0.990-1.000; bf16 A 1.047-1.099 (1024^2-16384^2, 3000 x 2000),
+// fp16 A 1.057-1.093 (2048^2, 4096^2); 2 threads 1.005-1.030. Either change
+// alone had measured 1.00-1.03. (Those runs summed even and odd columns in
+// two chains; one chain measured the same, 0.996-1.008, and matches the
+// halves below lane for lane.) Paired with Debian's OpenBLAS 0.3.21
+// (Cooperlake kernels) the same way, at 2048^2 and 4096^2 its sgemv_n ran
+// 1.012-1.103x ridge's before, 0.971-1.024x after (in several spells of the
+// host, which moves both).
 // Every row sees the same operations in the same order wherever its block
 // falls, so the driver's split of rows among threads leaves y bit for bit.
 template <typename L, int C, bool kWhole>
 [[gnu::always_inline]] inline void gemv_n_block(const typename L::T* a, int64_t lda, int64_t i, __mmask16 mk,
                                                const __m512 (&xv)[C], float* y) {
     auto load = [&](int c) { return kWhole ? L::load(a + c * lda + i) : L::load(a + c * lda + i, mk); };
-    __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
+    __m512 sum = _mm512_setzero_ps();
 #pragma GCC unroll 8
-    for (int c = 0; c + 1 < C; c += 2) {
-        even = _mm512_fmadd_ps(load(c), xv[c], even);
-        odd = _mm512_fmadd_ps(load(c + 1), xv[c + 1], odd);
-    }
-    if (C % 2 != 0) even = _mm512_fmadd_ps(load(C - 1), xv[C - 1], even);
-    const __m512 sum = _mm512_add_ps(even, odd);
+    for (int c = 0; c < C; ++c) sum = _mm512_fmadd_ps(load(c), xv[c], sum);
     if (kWhole)
         _mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_loadu_ps(y + i), sum));
     else
@@ -126,18 +125,63 @@ void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float*
     if (i < m) gemv_n_block<L, C, false>(a, lda, i, first_lanes(m - i), xv, y);
 }
 
-template <typename L>
+// N for an A streamed from memory (the driver's choice, for an A at least the
+// L3: GemvKernel::n_from_memory), fp32: every 16-row block as two 8-row
+// halves, each column read by 256-bit loads, the same sums as gemv_n_block's
+// lane for lane (so y is the same bits either way). On the Zen 4 VM, where a
+// 512-bit operation runs as two 256-bit halves, the zmm loads streamed
+// slower from DRAM with A on a cache-line boundary (as ridge-bench and
+// 64-byte-aligned allocators place it): against gemv_n_columns (gvab as
+// above, 31-41 rounds, 1 thread) 4096^2 1.093-1.126, 8192^2 1.114-1.131,
+// 16384^2 1.140-1.158; A 16 bytes past a line (malloc's) 1.005-1.046; 2
+// threads 0.984-1.035. From L3 it lost (2048^2 0.92-0.98, 3000 x 2000
+// 0.89-0.93), hence only from memory; a 16-bit A lost from memory too
+// (bf16 0.88-0.93: its zmm path already loads 256 bits a column), hence fp32
+// only. The same halves for T measured 0.98-1.03 from memory: not taken.
+// Against OpenBLAS's sgemv_n, A on a line boundary: 4096^2 0.987, 8192^2
+// 0.927, 16384^2 0.875 (its speed over ridge's; 1.013-1.099 with the zmm loads).
+template <typename L, int C>
+void gemv_n_columns_in_halves(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y,
+                              int64_t ahead) {
+    __m256 xh[C];
+    for (int c = 0; c < C; ++c) xh[c] = _mm256_set1_ps(xs[c]);
+    int64_t i = 0;
+    for (; i + 16 <= m; i += 16) {
+        prefetch_gemv_columns<typename L::T, C>(a, lda, i, ahead);
+        __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) {
+            lo = _mm256_fmadd_ps(L::load8(a + c * lda + i), xh[c], lo);
+            hi = _mm256_fmadd_ps(L::load8(a + c * lda + i + 8), xh[c], hi);
+        }
+        _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(y + i), lo));
+        _mm256_storeu_ps(y + i + 8, _mm256_add_ps(_mm256_loadu_ps(y + i + 8), hi));
+    }
+    if (i < m) {
+        __m512 xv[C];
+        for (int c = 0; c < C; ++c) xv[c] = _mm512_set1_ps(xs[c]);
+        gemv_n_block<L, C, false>(a, lda, i, first_lanes(m - i), xv, y);
+    }
+}
+
+template <typename L, bool kInHalves>
 void gemv_n(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, const float* x, float* y, int64_t ahead) {
     const auto* a = static_cast<const typename L::T*>(av);
     int64_t j = 0;
     for (; j + kCols <= n; j += kCols) {
         float xs[kCols];
         for (int c = 0; c < kCols; ++c) xs[c] = alpha * x[j + c];
-        gemv_n_columns<L, kCols>(m, a + j * lda, lda, xs, y, ahead);
+        if constexpr (kInHalves)
+            gemv_n_columns_in_halves<L, kCols>(m, a + j * lda, lda, xs, y, ahead);
+        else
+            gemv_n_columns<L, kCols>(m, a + j * lda, lda, xs, y, ahead);
     }
     for (; j < n; ++j) {
         const float xs = alpha * x[j];
-        gemv_n_columns<L, 1>(m, a + j * lda, lda, &xs, y, ahead);
+        if constexpr (kInHalves)
+            gemv_n_columns_in_halves<L, 1>(m, a + j * lda, lda, &xs, y, ahead);
+        else
+            gemv_n_columns<L, 1>(m, a + j * lda, lda, &xs, y, ahead);
     }
 }
 
@@ -185,7 +229,11 @@ void gemv_t(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, cons
 
 void gemv_n_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<F32>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<F32, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
+}
+void gemv_n_f32_from_memory__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x,
+                                    float* y, int64_t prefetch_elements) {
+    gemv_n<F32, true>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
@@ -193,7 +241,7 @@ void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_
 }
 void gemv_n_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<F16>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<F16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
@@ -201,7 +249,7 @@ void gemv_t_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_
 }
 void gemv_n_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<BF16>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<BF16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
