@@ -24,6 +24,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512/lanes_avx512.h"
+#include "kernels/avx512/load_to_f32_avx512.h"
 
 #include <algorithm>
 
@@ -59,28 +60,6 @@ constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
 constexpr int kColsTransF32 = 4;
 
 
-// Loads of 16 elements widened to fp32: through a lane mask, or whole (the
-// unmasked form, for the 16-row blocks that lie entirely inside the matrix).
-struct F32 {
-    using T = float;
-    static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
-    static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
-    static __m256 load8(const float* p) { return _mm256_loadu_ps(p); }  // (gemv_n_columns_in_halves)
-};
-struct F16 {
-    using T = uint16_t;
-    static __m512 load(const uint16_t* p, __mmask16 m) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p)); }
-    static __m512 load(const uint16_t* p) {
-        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-    }
-};
-struct BF16 {
-    using T = uint16_t;
-    static __m512 widen(__m256i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16)); }
-    static __m512 load(const uint16_t* p, __mmask16 m) { return widen(_mm256_maskz_loadu_epi16(m, p)); }
-    static __m512 load(const uint16_t* p) { return widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
-};
-
 // N, one block of 16 rows (kWhole) or the last, partial one (through mask mk):
 // y[i..i+15] += the block's row sums over C columns, accumulated from zero in
 // column order and added to y once at the end (y's load off the FMA chain).
@@ -103,7 +82,7 @@ struct BF16 {
 template <typename L, int C, bool kWhole>
 [[gnu::always_inline]] inline void gemv_n_block(const typename L::T* a, int64_t lda, int64_t i, __mmask16 mk,
                                                const __m512 (&xv)[C], float* y) {
-    auto load = [&](int c) { return kWhole ? L::load(a + c * lda + i) : L::load(a + c * lda + i, mk); };
+    auto load = [&](int c) { return L::template load<kWhole>(a + c * lda + i, mk); };
     __m512 sum = _mm512_setzero_ps();
 #pragma GCC unroll 8
     for (int c = 0; c < C; ++c) sum = _mm512_fmadd_ps(load(c), xv[c], sum);
@@ -143,6 +122,7 @@ void gemv_n_columns(int64_t m, const typename L::T* a, int64_t lda, const float*
 template <typename L, int C>
 void gemv_n_columns_in_halves(int64_t m, const typename L::T* a, int64_t lda, const float* xs, float* y,
                               int64_t ahead) {
+    static_assert(sizeof(typename L::T) == 4, "an fp32 A: its loads are plain 256-bit ones");
     __m256 xh[C];
     for (int c = 0; c < C; ++c) xh[c] = _mm256_set1_ps(xs[c]);
     int64_t i = 0;
@@ -151,8 +131,8 @@ void gemv_n_columns_in_halves(int64_t m, const typename L::T* a, int64_t lda, co
         __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (int c = 0; c < C; ++c) {
-            lo = _mm256_fmadd_ps(L::load8(a + c * lda + i), xh[c], lo);
-            hi = _mm256_fmadd_ps(L::load8(a + c * lda + i + 8), xh[c], hi);
+            lo = _mm256_fmadd_ps(_mm256_loadu_ps(a + c * lda + i), xh[c], lo);
+            hi = _mm256_fmadd_ps(_mm256_loadu_ps(a + c * lda + i + 8), xh[c], hi);
         }
         _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(y + i), lo));
         _mm256_storeu_ps(y + i + 8, _mm256_add_ps(_mm256_loadu_ps(y + i + 8), hi));
@@ -199,7 +179,7 @@ template <typename L, int C, bool kWhole>
     const __m512 xv = kWhole ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(mk, x + i);
 #pragma GCC unroll 8
     for (int c = 0; c < C; ++c)
-        acc[c] = _mm512_fmadd_ps(kWhole ? L::load(a + c * lda + i) : L::load(a + c * lda + i, mk), xv, acc[c]);
+        acc[c] = _mm512_fmadd_ps(L::template load<kWhole>(a + c * lda + i, mk), xv, acc[c]);
 }
 
 template <typename L, int C>
@@ -229,31 +209,31 @@ void gemv_t(int64_t m, int64_t n, float alpha, const void* av, int64_t lda, cons
 
 void gemv_n_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<F32, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<LoadF32, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_n_f32_from_memory__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x,
                                     float* y, int64_t prefetch_elements) {
-    gemv_n<F32, true>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<LoadF32, true>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_f32__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_t<F32>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_t<LoadF32>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_n_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<F16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<LoadF16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_f16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_t<F16>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_t<LoadF16>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_n_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_n<BF16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_n<LoadBF16, false>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 void gemv_t_bf16__avx512(int64_t m, int64_t n, float alpha, const void* a, int64_t lda, const float* x, float* y,
                         int64_t prefetch_elements) {
-    gemv_t<BF16>(m, n, alpha, a, lda, x, y, prefetch_elements);
+    gemv_t<LoadBF16>(m, n, alpha, a, lda, x, y, prefetch_elements);
 }
 
 }  // namespace ridge
