@@ -38,10 +38,8 @@ GemvPrefetchChoice search_gemv_prefetch(int rounds) {
     if (cfg.gemv[int(ridge::Dtype::f32)] == nullptr || cfg.gemv[int(ridge::Dtype::bf16)] == nullptr || builtin <= 0)
         return out;
     // The kernels as the library runs them on an A from memory.
-    const ridge::GemvKernel f32_kernel = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::f32)]);
-    const ridge::GemvKernel bf16_kernel = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::bf16)]);
-    const ridge::GemvKernel* f32 = &f32_kernel;
-    const ridge::GemvKernel* bf16 = &bf16_kernel;
+    const ridge::GemvKernel f32 = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::f32)]);
+    const ridge::GemvKernel bf16 = ridge::from_memory(*cfg.gemv[int(ridge::Dtype::bf16)]);
     // Four times the LLC of fp32 (twice of bf16), at least 128 MiB of fp32: from DRAM for both.
     const double llc = std::max(cfg.gemv_from_memory_min_bytes, 32.0 * 1024 * 1024);
     const int64_t cols = std::min<int64_t>(int64_t(std::ceil(4.0 * llc / (4.0 * kRows))), kMaxColumns);
@@ -66,7 +64,7 @@ GemvPrefetchChoice search_gemv_prefetch(int rounds) {
             g.a = half ? static_cast<const void*>(a16.data()) : a32.data();
             g.x = half ? static_cast<const void*>(x16.data()) : x32.data();
             g.y = y.data();
-            cases.push_back({half ? (trans ? "bf16 T" : "bf16 N") : (trans ? "fp32 T" : "fp32 N"), half ? bf16 : f32, g});
+            cases.push_back({half ? (trans ? "bf16 T" : "bf16 N") : (trans ? "fp32 T" : "fp32 N"), half ? &bf16 : &f32, g});
         }
     double log_gain = 0;
     for (const Case& c : cases) {

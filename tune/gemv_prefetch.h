@@ -15,7 +15,8 @@ struct GemvPrefetchChoice {
 };
 
 // fp32 and bf16 GEMV, N and T, one thread, on an A of at least four times the
-// last-level cache: the library's prefetch distance against none, interleaved
+// last-level cache, through the kernels the library runs on an A from memory
+// (ridge::from_memory): the library's prefetch distance against none, interleaved
 // call by call over `rounds` rounds. None is chosen when its paired speed-up,
 // the geometric mean over the four cases, is at least kMinGain; else the
 // library's figure, recorded as measured.
