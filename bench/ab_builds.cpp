@@ -7,13 +7,15 @@
 // PROFILE_A / PROFILE_B set RIDGE_PROFILE for the first call into each build
 // (each build reads its configuration once); OFFSET puts every matrix that many
 // elements past a 64-byte boundary (0 by default: aligned; malloc gives 4
-// floats). Each round times both builds once, in alternating order, on the
-// same matrices; the tool prints each build's median rate and the median and
-// quartiles of the per-round ratios B/A. On a shared VM whose speed drifts
-// minute to minute, this ratio is what a change is judged on: the two calls of
-// a round saw the same host. The builds must be two files (dlopen of the same
-// path twice returns one library): copy build/lib/libridge.so aside before
-// rebuilding.
+// floats); LDC_PAD_B gives build B a C of its own with ldc = M + LDC_PAD_B
+// (two copies of one build then measure what C's leading dimension costs: a
+// power of two against a padded one). Each round times both builds once, in
+// alternating order, on the same matrices; the tool prints each build's
+// median rate and the median and quartiles of the per-round ratios B/A. On a
+// shared VM whose speed drifts minute to minute, this ratio is what a change
+// is judged on: the two calls of a round saw the same host. The builds must
+// be two files (dlopen of the same path twice returns one library): copy
+// build/lib/libridge.so aside before rebuilding.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -114,15 +116,20 @@ int main(int argc, char** argv) {
     const int64_t offset = std::getenv("OFFSET") ? std::atoll(std::getenv("OFFSET")) : 0;
     const int64_t lda = o.ta ? o.k : o.m, ldb = o.tb ? o.n : o.k;
     const Matrix a(lda * (o.ta ? o.m : o.k), bytes, offset, 1), b(ldb * (o.tb ? o.k : o.n), bytes, offset, 2);
+    const int64_t ldc_pad_b = std::getenv("LDC_PAD_B") ? std::atoll(std::getenv("LDC_PAD_B")) : 0;
+    const int64_t ldc[2] = {o.m, o.m + ldc_pad_b};
     Matrix c(o.m * o.n, 4, offset, 3);
+    Matrix padded_c(ldc_pad_b != 0 ? ldc[1] * o.n : 0, 4, offset, 3);  // B's C where LDC_PAD_B is set
+    float* const c_of[2] = {static_cast<float*>(c.data), static_cast<float*>(ldc_pad_b != 0 ? padded_c.data : c.data)};
     const double flops = 2.0 * double(o.m) * double(o.n) * double(o.k);
     const int calls = std::max(1, int(3e9 / flops));  // a few milliseconds per timing at least
 
-    auto seconds = [&](GemmEntry f) {
+    auto seconds = [&](int which) {
+        const GemmEntry f = entry[which];
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; ++i)
             if (f(kColMajor, o.ta ? kTrans : kNoTrans, o.tb ? kTrans : kNoTrans, o.m, o.n, o.k, 1.0f, a.data, lda,
-                  b.data, ldb, 0.0f, static_cast<float*>(c.data), o.m) != 0)
+                  b.data, ldb, 0.0f, c_of[which], ldc[which]) != 0)
                 return -1.0;
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
@@ -131,7 +138,7 @@ int main(int argc, char** argv) {
         double t[2];
         for (int turn = 0; turn < 2; ++turn) {
             const int which = round % 2 == 0 ? turn : 1 - turn;
-            t[which] = seconds(entry[which]);
+            t[which] = seconds(which);
             if (t[which] < 0) {
                 std::fprintf(stderr, "ridge-ab: a call returned an error status\n");
                 return 1;

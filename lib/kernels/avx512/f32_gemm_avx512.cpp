@@ -59,7 +59,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // 1.033-1.038x at 2048^3 and 1.012x at 2064^3, and the macro-kernel alone
 // (1024 x 2040, kc 256, C 2048 apart) 169 against 173 GFLOP/s. Running on a
 // copy of C at ldc + 32 measured 0.993, so the power-of-two stride is not
-// the whole of it; how much of the gap it makes is not settled.
+// the whole of it there (Zen 5's L1 is 12-way: a tile's 12 columns fit a set).
 // Measured against a prefetch at the start (paired medians,
 // `ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`, 1 thread unless said):
 // 2048^3 0.995-1.015 over seven runs (median 1.008), 2064^3 1.008-1.010,
@@ -67,6 +67,24 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // 1.008, 2 threads 2048^3 1.009; prefetcht0 in place of prefetchw 2048^3
 // 1.006. A column every 2 or 8 steps measured no different from every 4.
 // Small, as the tile of C is one of several costs around the kernel.
+//
+// On Zen 4 (32 KiB, 8-way L1) the power-of-two stride does cost: 12 columns
+// cannot share a set of 8 ways. ldc padded by 16 floats ran 1.021-1.025x at
+// 2048^3 and 1.016x at 1024^3, no faster at 512^3 / 256^3 (`LDC_PAD_B=16
+// ridge-ab LIB LIB n n n 11-21`, two copies of one build); the macro-kernel
+// alone (a 2048 x 2040 C, B cycling in L2) 111.4 GFLOP/s at ldc 2048 against
+// 115.2 at 2064. Tried there (the kernel's loop over a packed block, two
+// variants alternated in one process): a 64 x 6 tile (6 lines per set) on
+// 64-row A panels and 6-column B panels 1.013-1.025 at ldc 2048, 1.002-1.005
+// at 2064;
+// 48 x 8 1.009 / 0.989 (either is a new MR and NR for every path built on
+// this kernel's panels: not done); a 64 x 6 tile on this kernel's own panels
+// (two A panels, half a B micro-panel) 0.997; prefetchw for 8 columns and
+// prefetcht1 for the other 4 0.997; the whole tile loaded before any of it is
+// stored 1.003-1.006; a column every 1, 2 or 8 steps 0.98-1.004; the tile
+// also prefetched into L2 at the start 0.963; prefetcht1 in place of
+// prefetchw 0.966, no prefetch of C 0.969; B prefetched 8 or 16 steps ahead
+// 0.97-1.01.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
