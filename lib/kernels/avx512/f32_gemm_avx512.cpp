@@ -76,13 +76,15 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // 115.2 at 2064. Tried there (the kernel's loop over a packed block, two
 // variants alternated in one process): a 64 x 6 tile (6 lines per set) on
 // 64-row A panels and 6-column B panels 1.013-1.025 at ldc 2048, 1.002-1.005 at
-// 2064; 48 x 8 1.009 / 0.989 (either is a new MR and NR for every path built on
-// this kernel's panels: not done); a 64 x 6 tile on this kernel's own panels
-// (two A panels, half a B micro-panel) 0.997; prefetchw for 8 columns and
-// prefetcht1 for the other 4 0.997; the whole tile loaded before any of it is
-// stored 1.003-1.006; a column every 1, 2 or 8 steps 0.98-1.004; the tile also
-// prefetched into L2 at the start 0.963; prefetcht1 in place of prefetchw
-// 0.966, no prefetch of C 0.969; B prefetched 8 or 16 steps ahead 0.97-1.01.
+// 2064; 48 x 8 1.009 / 0.989 (the 64 x 6 kernel as the library's fp32 kernel,
+// in a throwaway build with a profile's KC 320 and MC 576: 1.001-1.010 at
+// 2048^3 and 1.003 at 1024^3 for the whole GEMM, so not pursued); a 64 x 6 tile
+// on this kernel's own panels (two A panels, half a B micro-panel) 0.997;
+// prefetchw for 8 columns and prefetcht1 for the other 4 0.997; the whole tile
+// loaded before any of it is stored 1.003-1.006; a column every 1, 2 or 8 steps
+// 0.98-1.004; the tile also prefetched into L2 at the start 0.963; prefetcht1
+// in place of prefetchw 0.966, no prefetch of C 0.969; B prefetched 8 or 16
+// steps ahead 0.97-1.01.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
