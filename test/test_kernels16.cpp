@@ -1262,3 +1262,46 @@ TEST(Gemv, DispatchPrefetchesOnlyAnABeyondTheL3) {
 }
 
 }  // namespace
+
+namespace {
+
+// An fp32 A at least the L3 runs the kernel's own N from memory where it has
+// one (AVX-512), and the report names it; T, and an A below the L3, run the
+// kernel's usual N and T under its own name. y is the same bits either way.
+TEST(Gemv, ReportNamesTheNFromMemoryWhereItRan) {
+    const uint32_t seed = test_seed() + 142;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const double min_bytes = ridge::runtime_config().gemv_from_memory_min_bytes;
+    ASSERT_GT(min_bytes, 0.0);
+    const ridge::GemvKernel& ker = *ridge::runtime_config().gemv[int(ridge::Dtype::f32)];
+    const int64_t m = 2048, big_n = int64_t(min_bytes / (4.0 * m)) + 1;
+    const GemvMatrix a = gemv_operand(ridge::Dtype::f32, m * big_n, 0, rng);
+    const GemvMatrix x = gemv_operand(ridge::Dtype::f32, std::max(m, big_n), 0, rng);
+    const char* own_n = ker.n_from_memory != nullptr ? ker.n_from_memory_name : ker.name;
+    ASSERT_NE(nullptr, own_n);
+    struct Case {
+        int64_t n;
+        bool trans;
+        const char* kernel;
+    };
+    for (const Case& cs : {Case{big_n, false, own_n}, Case{big_n, true, ker.name}, Case{big_n - 2, false, ker.name}}) {
+        SCOPED_TRACE(std::string(cs.trans ? "T " : "N ") + std::to_string(m) + "x" + std::to_string(cs.n));
+        ridge::GemvArgs g;
+        g.input = ridge::Dtype::f32, g.trans = cs.trans, g.m = m, g.n = cs.n, g.alpha = 0.75f, g.a = a.data, g.lda = m;
+        g.x = x.data, g.beta = 0.0f;
+        const int64_t leny = cs.trans ? cs.n : m;
+        std::vector<float> y(size_t(leny), quiet_nan()), want(size_t(leny), 0.0f);
+        g.y = y.data();
+        ridge_set_report(1);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemv(g));
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_STREQ(cs.kernel, r.kernel);
+        (cs.trans ? ker.t : ker.n)(m, cs.n, g.alpha, a.data, m, static_cast<const float*>(x.data), want.data(), 0);
+        ASSERT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * sizeof(float)));
+    }
+}
+
+}  // namespace

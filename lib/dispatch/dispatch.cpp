@@ -578,8 +578,8 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: gemv kernels %s, %s, %s\n", cfg.gemv[0]->name, cfg.gemv[1]->name, cfg.gemv[2]->name);
     for (const GemvKernel* g : cfg.gemv)
         if (g->n_from_memory != nullptr)
-            std::fprintf(stderr, "ridge: %s: its own N for an A >= %.4g MiB (from memory)\n", g->name,
-                         cfg.gemv_from_memory_min_bytes / (1024.0 * 1024.0));
+            std::fprintf(stderr, "ridge: %s: its own N for an A >= %.4g MiB (from memory), %s\n", g->name,
+                         cfg.gemv_from_memory_min_bytes / (1024.0 * 1024.0), g->n_from_memory_name);
     if (!cfg.bf16_reason.empty()) std::fprintf(stderr, "ridge: bf16 path: %s\n", cfg.bf16_reason.c_str());
     for (Dtype input : {Dtype::f32, Dtype::f16, Dtype::bf16})
         if (const GemmKernel* sibling = cfg.gemm(input).in_place_sibling)
@@ -1088,9 +1088,11 @@ ridge_status dispatch_gemv(const GemvArgs& args) {
     const int64_t prefetch = a_from_memory ? cfg.gemv_prefetch_elements : 0;
     const GemvKernel kernel = a_from_memory ? from_memory(*ker) : *ker;
     if (!reporting_enabled()) return gemv(args, kernel, threads, prefetch);
+    // The report names the N that runs: the kernel's own from memory where it took that.
+    const char* ran = !args.trans && kernel.n != ker->n ? ker->n_from_memory_name : ker->name;
     const CallMeter meter;
     const ridge_status status = gemv(args, kernel, threads, prefetch);
-    ridge_report r = base_report("gemv", args.input, prefetch > 0 ? "gemv_prefetch" : "gemv", ker->name, threads);
+    ridge_report r = base_report("gemv", args.input, prefetch > 0 ? "gemv_prefetch" : "gemv", ran, threads);
     r.m = args.trans ? args.n : args.m, r.n = 1, r.k = args.trans ? args.m : args.n;  // as y = op(A) x
     r.flops = 2.0 * elements;
     // A and x once, y written (and read when beta != 0): the kernels read A exactly once.

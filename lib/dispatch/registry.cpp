@@ -34,7 +34,8 @@ constexpr GemmKernel kGemmKernels[] = {
 
 // GEMV: one line per (input type, ISA); best first.
 constexpr GemvKernel kGemvKernels[] = {
-    {"gemv_f32__avx512", Dtype::f32, Isa::avx512, gemv_n_f32__avx512, gemv_t_f32__avx512, gemv_n_f32_from_memory__avx512},
+    {"gemv_f32__avx512", Dtype::f32, Isa::avx512, gemv_n_f32__avx512, gemv_t_f32__avx512, gemv_n_f32_from_memory__avx512,
+     "gemv_n_f32_from_memory__avx512"},
     {"gemv_f32__avx2", Dtype::f32, Isa::avx2, gemv_n_f32__avx2, gemv_t_f32__avx2},
     {"gemv_f32__ref", Dtype::f32, Isa::ref, gemv_n_f32__ref, gemv_t_f32__ref},
     {"gemv_f16__avx512", Dtype::f16, Isa::avx512, gemv_n_f16__avx512, gemv_t_f16__avx512},

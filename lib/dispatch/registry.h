@@ -52,6 +52,7 @@ struct GemvKernel {
     // N for an A at least the L3 (it streams from memory), where that differs
     // from n (the same sums, bit for bit); nullptr: n everywhere.
     GemvNKernel n_from_memory = nullptr;
+    const char* n_from_memory_name = nullptr;  // its name, for reports and RIDGE_VERBOSE
 };
 // `k` as it runs an A that streams from memory: n_from_memory as its N where it has one.
 inline GemvKernel from_memory(const GemvKernel& k) {
