@@ -1261,10 +1261,6 @@ TEST(Gemv, DispatchPrefetchesOnlyAnABeyondTheL3) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 // An fp32 A at least the L3 runs the kernel's own N from memory where it has
 // one (AVX-512), and the report names it; T, and an A below the L3, run the
 // kernel's usual N and T under its own name. y is the same bits either way.

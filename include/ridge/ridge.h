@@ -163,7 +163,9 @@ typedef struct ridge_report {
                              non-temporal stores), "small", "skinny", "skinny_m",
                              "skinny_trans_a", "rows_in_place", "gemv" or
                              "gemv_prefetch" (A beyond the L3, prefetched) */
-    const char *kernel;   /* the microkernel that ran */
+    const char *kernel;   /* the microkernel that ran (GEMV: its kernels' name, e.g.
+                             "gemv_f32__avx512", or the N that runs an A beyond the
+                             L3 where it has its own: "gemv_n_f32_from_memory__avx512") */
     int threads;
     int64_t m, n, k;      /* as ridge ran it: column-major (row-major calls swap m and n); k = 1 for GEMV */
     int64_t MR, NR, KC, MC, NC; /* the blocking of the blocked path; 0 elsewhere */
