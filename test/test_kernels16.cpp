@@ -1216,6 +1216,20 @@ TEST(Gemv, EveryKernelMatchesDoubleAndPrefetchingChangesNoBits) {
     EXPECT_GE(tested, 3) << "the portable kernels at least";
 }
 
+// g through dispatch_gemv with the report on, into *report: y must come out
+// the same bits as `ker`'s own N or T (on x32, x as fp32) computes.
+void dispatch_gemv_reported(ridge::GemvArgs g, const ridge::GemvKernel& ker, const float* x32, ridge_report* report) {
+    const int64_t leny = g.trans ? g.n : g.m;
+    std::vector<float> y(size_t(leny), quiet_nan()), want(size_t(leny), 0.0f);
+    g.y = y.data();
+    ridge_set_report(1);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemv(g));
+    ridge_set_report(0);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(report));
+    (g.trans ? ker.t : ker.n)(g.m, g.n, g.alpha, g.a, g.lda, x32, want.data(), 0);
+    ASSERT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * sizeof(float)));
+}
+
 // The dispatcher asks the kernel to prefetch when A is at least the L3 (it then
 // comes from DRAM) and not below; the report names the path, y is the same bits
 // as the kernel's without prefetch, whatever the thread split.
@@ -1247,17 +1261,9 @@ TEST(Gemv, DispatchPrefetchesOnlyAnABeyondTheL3) {
         ridge::GemvArgs g;
         g.input = input, g.trans = cs.trans, g.m = m, g.n = cs.n, g.alpha = 1.25f, g.a = a.data, g.lda = m;
         g.x = x16.data(), g.beta = 0.0f;
-        const int64_t leny = cs.trans ? cs.n : m;
-        std::vector<float> y(size_t(leny), quiet_nan()), want(size_t(leny), 0.0f);
-        g.y = y.data();
-        ridge_set_report(1);
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemv(g));
-        ridge_set_report(0);
         ridge_report r;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        ASSERT_NO_FATAL_FAILURE(dispatch_gemv_reported(g, ker, x32.data(), &r));
         EXPECT_STREQ(cs.path, r.path);
-        (cs.trans ? ker.t : ker.n)(m, cs.n, g.alpha, a.data, m, x32.data(), want.data(), 0);
-        ASSERT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * sizeof(float)));
     }
 }
 
@@ -1286,17 +1292,9 @@ TEST(Gemv, ReportNamesTheNFromMemoryWhereItRan) {
         ridge::GemvArgs g;
         g.input = ridge::Dtype::f32, g.trans = cs.trans, g.m = m, g.n = cs.n, g.alpha = 0.75f, g.a = a.data, g.lda = m;
         g.x = x.data, g.beta = 0.0f;
-        const int64_t leny = cs.trans ? cs.n : m;
-        std::vector<float> y(size_t(leny), quiet_nan()), want(size_t(leny), 0.0f);
-        g.y = y.data();
-        ridge_set_report(1);
-        ASSERT_EQ(RIDGE_SUCCESS, ridge::dispatch_gemv(g));
-        ridge_set_report(0);
         ridge_report r;
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        ASSERT_NO_FATAL_FAILURE(dispatch_gemv_reported(g, ker, static_cast<const float*>(x.data), &r));
         EXPECT_STREQ(cs.kernel, r.kernel);
-        (cs.trans ? ker.t : ker.n)(m, cs.n, g.alpha, a.data, m, static_cast<const float*>(x.data), want.data(), 0);
-        ASSERT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * sizeof(float)));
     }
 }
 
