@@ -68,8 +68,8 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // 1.006. A column every 2 or 8 steps measured no different from every 4.
 // Small, as the tile of C is one of several costs around the kernel.
 //
-// On Zen 4 (32 KiB, 8-way L1) the power-of-two stride does cost: 12 columns
-// cannot share a set of 8 ways. ldc padded by 16 floats ran 1.021-1.025x at
+// On Zen 4 (32 KiB, 8-way L1) an ldc that is a multiple of 1024 floats does
+// cost: 12 columns cannot share a set of 8 ways. ldc padded by 16 floats ran 1.021-1.025x at
 // 2048^3 and 1.016x at 1024^3, no faster at 512^3 / 256^3 (`LDC_PAD_B=16
 // ridge-ab LIB LIB n n n 11-21`, two copies of one build); the macro-kernel
 // alone (a 2048 x 2040 C, B cycling in L2) 111.4 GFLOP/s at ldc 2048 against
