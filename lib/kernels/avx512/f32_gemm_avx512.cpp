@@ -69,22 +69,32 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // Small, as the tile of C is one of several costs around the kernel.
 //
 // On Zen 4 (32 KiB, 8-way L1) an ldc that is a multiple of 1024 floats does
-// cost: 12 columns cannot share a set of 8 ways. ldc padded by 16 floats ran 1.021-1.025x at
-// 2048^3 and 1.016x at 1024^3, no faster at 512^3 / 256^3 (`LDC_PAD_B=16
-// ridge-ab LIB LIB n n n 11-21`, two copies of one build); the macro-kernel
-// alone (a 2048 x 2040 C, B cycling in L2) 111.4 GFLOP/s at ldc 2048 against
-// 115.2 at 2064. Tried there (the kernel's loop over a packed block, two
-// variants alternated in one process): a 64 x 6 tile (6 lines per set) on
-// 64-row A panels and 6-column B panels 1.013-1.025 at ldc 2048, 1.002-1.005 at
-// 2064; 48 x 8 1.009 / 0.989 (the 64 x 6 kernel as the library's fp32 kernel,
-// in a throwaway build with a profile's KC 320 and MC 576: 1.001-1.010 at
-// 2048^3 and 1.003 at 1024^3 for the whole GEMM, so not pursued); a 64 x 6 tile
-// on this kernel's own panels (two A panels, half a B micro-panel) 0.997;
-// prefetchw for 8 columns and prefetcht1 for the other 4 0.997; the whole tile
-// loaded before any of it is stored 1.003-1.006; a column every 1, 2 or 8 steps
-// 0.98-1.004; the tile also prefetched into L2 at the start 0.963; prefetcht1
-// in place of prefetchw 0.966, no prefetch of C 0.969; B prefetched 8 or 16
-// steps ahead 0.97-1.01.
+// cost. ldc padded by 16 floats ran 1.021-1.025x at 2048^3 and 1.016x at
+// 1024^3, no faster at 512^3 / 256^3 (`LDC_PAD_B=16 ridge-ab LIB LIB n n n
+// 11-21`, two copies of one build); the macro-kernel alone (a 2048 x 2040 C, B
+// cycling in L2) 111.4 GFLOP/s at ldc 2048 against 115.2 at 2064. Not only
+// because 12 columns cannot share a set of 8 ways: at 2048^3 ldc 3072, whose
+// columns also share one set, ran 1.015, 2304 1.018, 2560 1.012, 4096 1.007; a
+// single KC step (k = 320, C only written) lost nothing, two (k = 640) 2.5%. An
+// rdtsc probe around the kernel's parts (2048^3, ldc 2048 against 2064): the k
+// loop the same, the update of C 168 TSC cycles per tile against 83, and 30
+// more between calls. Loading the tile of C before storing it
+// (store_tile_avx512.h) took the update to 139 against 74; padding still ran
+// 1.017 at 2048^3 and 1.009 at 1024^3 after it. Tried besides, at ldc 2048
+// (the kernel's loop over a packed block, two variants alternated in one
+// process): a 64 x 6 tile (6 lines per set) on 64-row A panels and 6-column B
+// panels 1.013-1.025 at ldc 2048, 1.002-1.005 at 2064; 48 x 8 1.009 / 0.989
+// (the 64 x 6 kernel as the library's fp32 kernel, in a throwaway build with a
+// profile's KC 320 and MC 576: 1.001-1.010 at 2048^3 and 1.003 at 1024^3 for
+// the whole GEMM, so not pursued); a 64 x 6 tile on this kernel's own panels
+// (two A panels, half a B micro-panel) 0.997; prefetchw for 8 columns and
+// prefetcht1 for the other 4 0.997; a column every 1, 2 or 8 steps 0.98-1.004;
+// the tile also prefetched into L2 at the start 0.963; prefetcht1 in place of
+// prefetchw 0.966, prefetchnta 0.995-1.007, no prefetch of C 0.969; the next
+// tile's C prefetched a line every 8 steps 0.995-1.003; the columns updated in
+// reverse order 1.005 (and no better with the loads first); B prefetched 8 or
+// 16 steps ahead 0.97-1.01; C loaded into the accumulators before the k loop
+// (beta = 1: not the same rounding, a throwaway probe) 0.974-0.993.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
