@@ -94,7 +94,9 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // tile's C prefetched a line every 8 steps 0.995-1.003; the columns updated in
 // reverse order 1.005 (and no better with the loads first); B prefetched 8 or
 // 16 steps ahead 0.97-1.01; C loaded into the accumulators before the k loop
-// (beta = 1: not the same rounding, a throwaway probe) 0.974-0.993.
+// (beta = 1: not the same rounding, a throwaway probe) 0.974-0.993; a tile's
+// update deferred into the next tile's k loop (a column every 4 steps, a
+// prototype) 0.97-0.98; A loaded a step ahead of its FMAs 0.992-1.007.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
