@@ -96,7 +96,10 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // 16 steps ahead 0.97-1.01; C loaded into the accumulators before the k loop
 // (beta = 1: not the same rounding, a throwaway probe) 0.974-0.993; a tile's
 // update deferred into the next tile's k loop (a column every 4 steps, a
-// prototype) 0.97-0.98; A loaded a step ahead of its FMAs 0.992-1.007.
+// prototype) 0.97-0.98; A loaded a step ahead of its FMAs 0.992-1.007; the
+// last 8 or 16 k steps run as two halves of 6 columns, each half's update of C
+// right after its steps (6 lines a set, the same sums) 1.000-1.003 / 0.996-1.001
+// (padding C then gained 1.010 at 2048^3 instead of 1.017).
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
