@@ -173,8 +173,8 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
 
 // Where op(A) outgrows the small path's block of rows (half of L2), B's
 // columns are read once per block: the report counts them that many times.
-// 512 x 100 x 512: op(A) 1 MiB, a column tile of B 24 KiB (NR = 12), within half
-// of a 48 KiB L1; two blocks on a 1 MiB L2, one on a 2 MiB L2 (skipped there).
+// 512 x 100 x 512: op(A) 1 MiB, a column tile of B 24 KiB (NR = 12), smaller
+// than L1 (32 or 48 KiB); two blocks on a 1 MiB L2, one on a 2 MiB L2 (skipped there).
 TEST(Report, SmallPathCountsBOncePerBlockOfRows) {
     const int64_t m = 512, n = 100, k = 512;
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;

@@ -476,7 +476,7 @@ bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
     const double b_tile_bytes = double(sizeof(float)) * double(k) * double(kernel.NR);
-    return b_tile_bytes <= double(machine_topology().l1.size_bytes) / 2 ? runtime_config().small_a_block_floats : 0;
+    return b_tile_bytes < double(machine_topology().l1.size_bytes) ? runtime_config().small_a_block_floats : 0;
 }
 
 namespace {
@@ -592,7 +592,7 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
                  "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats, in "
-                 "blocks of rows of %lld floats (while k x NR fits half of L1)\n",
+                 "blocks of rows of %lld floats (while k x NR is smaller than L1)\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
                  (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,

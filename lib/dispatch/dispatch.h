@@ -76,12 +76,22 @@ int threads_for(double flops);
 
 // op(A) per block of rows on the small path for depth k (GemmPlan::small_a_block_floats):
 // RuntimeConfig::small_a_block_floats while a column tile of B (k x NR floats)
-// fits half of L1, as the path assumes; 0 (one block) when deeper: B's tile then
-// comes from L2 at every row tile anyway, and reading it again for each block
-// cost more than A's reuse in L2 gained. Measured on the Zen 5 VM (1 MiB L2,
-// 48 KiB L1; `ridge-ab OLD NEW M N K 11`, blocks / one block, 1 thread):
-// 512^3 1.09-1.13 (2 threads 1.10), 512 x 256 x 512 1.12, 512^3 TN 1.02;
-// deeper, 64 x 64 x 4096 0.97, 128 x 256 x 2048 0.97, 512 x 128 x 1024 0.98.
+// is smaller than L1; 0 (one block) when deeper: reading B's columns again for
+// each block then cost more than A's reuse in L2 gained. Measured on the Zen 5
+// VM (1 MiB L2, 48 KiB L1; `ridge-ab OLD NEW M N K 11`, blocks / one block, 1
+// thread): 512^3 1.09-1.13 (2 threads 1.10), 512 x 256 x 512 1.12, 512^3 TN
+// 1.02; deeper (B's tile 48 KiB and more), 64 x 64 x 4096 0.97, 128 x 256 x
+// 2048 0.97, 512 x 128 x 1024 0.98. The limit was half of L1 then, which on
+// the Zen 4 (32 KiB L1) left k = 342-682 in one block, where an A tile (32 x k
+// floats, 43-85 KiB) passing through L1 between two reads of B's tile leaves
+// it to come from L2 either way. Blocks against one block there
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW n n n 15`, the range over runs in
+// separate processes, whose A/A control, two copies of one build, ran
+// 1.000-1.005 in the same hour): 512^3 1.003-1.018 (five runs), 480^3
+// 1.012-1.026 (four), 448^3 1.008-1.032 (five), 416^3 1.015, 384^3 1.011,
+// 384 x 384 x 640 1.017, 320 x 320 x 640 1.014, 512^3 TN 0.999; deeper, 128 x
+// 256 x 2048 0.993, 64 x 64 x 4096 1.001 (so still one block); 2 threads
+// 512^3 0.998, 448^3 1.000.
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k);
 
 // Whether an operand of `bytes` is larger than the last-level cache, so that a
