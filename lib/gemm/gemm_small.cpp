@@ -13,6 +13,17 @@
 // the rows are blocked, so C is bit-identical for any thread count.
 // Tiles are MR rows tall, or taller where lda would put a tile's columns on
 // the same L1 sets (tile_height).
+// Measured on the Zen 4 and not kept (one thread, `RIDGE_NUM_THREADS=1 ridge-ab
+// OLD NEW n n n 15` at 448^3-600^3, where a run in a process of its own moves
+// by up to +-1.5% with where the matrices land: two copies of one build ran
+// 0.985-1.021): op(A) packed into MR-row panels first and the tiles run on
+// the panels 0.965-1.003 (the kernel ~2% faster, the pack ~4% of its time);
+// op(A) copied into the panels by the first column tile of each block as it
+// computes (oneDNN's no-copy kernel does this with its 48-row tiles), the
+// other column tiles reading the copy, 0.988-1.010; the next column tile's B
+// prefetched a slice per row tile 0.990-1.011 (an rdtsc probe: the first
+// row tile of each column tile costs ~1.15x the others with and without it);
+// blocks of a quarter of L2 1.000-1.008.
 #include <omp.h>
 
 #include <algorithm>
