@@ -460,7 +460,7 @@ TEST(Kernels, ShortKKeepsTheBlockOfAInL1) {
     const int64_t l1_two_thirds = 2 * ridge::machine_topology().l1.size_bytes / 3;
     for (int64_t k : {16, 32, 300}) {
         Call call;
-        call.m = 600, call.n = 610, call.k = k;  // above the small path's volume: the blocked path
+        call.m = 700, call.n = 710, call.k = k;  // taller than the small path takes: the blocked path
         call.alpha = 1.0f, call.beta = 0.5f;
         Operands ops(call, rng);
         const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
@@ -1414,10 +1414,10 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
                                     ridge::kSkinnyMaxN);  // 128 unless a profile moved it lower
     ASSERT_GT(widest, 24);
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
-                  {600, widest, 500, false, false, 0, "skinny"},
+                  {700, widest, 500, false, false, 0, "skinny"},
                   {300, 40, 1000, false, false, 0, "blocked"},
-                  {600, widest + 1, 500, false, false, 0, "blocked"},
-                  {600, 40, 500, true, false, 0, "skinny_trans_a"}},
+                  {700, widest + 1, 500, false, false, 0, "blocked"},
+                  {700, 40, 500, true, false, 0, "skinny_trans_a"}},
                  -1.5f, 0.5f, rng);
 }
 
@@ -1469,9 +1469,10 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
 }
 
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape
-// up to 160^3, and above it, to 512^3 built in, only square-like ones (at most
-// 512 rows and, A untransposed, lda at most 512; B untransposed; not a skinny
-// path's shape); the result is right on every path.
+// up to 160^3, and above it, to 640^3 built in, only square-like ones (at most
+// 512 rows and, A untransposed, lda at most 512, or m, n and lda all at most
+// 640; B untransposed; C within the last-level cache; not a skinny path's
+// shape); the result is right on every path.
 TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
@@ -1482,9 +1483,13 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
                   {200, 300, 250, true, false, 400, "small"},     // transposed A: its lda does not matter
                   {150, 150, 150, true, true, 0, "small"},        // up to 160^3: any shape
                   {256, 256, 256, false, true, 0, "blocked"},     // B transposed
-                  {1024, 200, 100, false, false, 0, "blocked"},   // more than 512 rows
+                  {1024, 200, 100, false, false, 0, "blocked"},   // more than 640 rows
+                  {600, 600, 300, false, false, 0, "small"},      // a square up to 640
+                  {600, 700, 300, false, false, 0, "blocked"},    // 513-640 rows, more than 640 columns
+                  {256, 256, 256, false, false, 300, "small"},    // A's columns 556 floats apart, n <= 640
+                  {256, 700, 256, false, false, 300, "blocked"},  // ... and more than 640 columns
                   {300, 20, 800, false, false, 0, wide},          // a skinny path's shape
-                  {256, 256, 256, false, false, 257, "blocked"},  // A's columns 513 floats apart
+                  {256, 256, 256, false, false, 385, "blocked"},  // A's columns 641 floats apart
                   {150, 150, 150, false, false, 900, "small"}},
                  1.5f, -0.5f, rng);
 }
@@ -1510,17 +1515,17 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
         EXPECT_TRUE(dispatched_on("skinny_m", call, rng)) << "m=" << m;
     }
     if (ker->few_rows_outer == nullptr) return;
-    // 17-48 rows: where the small path does not take them (above 512^3, or
-    // A's columns more than 512 floats apart), up to 48 rows, with A's packed
+    // 17-48 rows: where the small path does not take them (above its volume,
+    // or A's columns more than 640 floats apart), up to 48 rows, with A's packed
     // panel (48 rows x k) within half of L2 or past it.
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
-    const int64_t wide = int64_t(512.0 * 512.0 * 512.0 / (48.0 * double(long_k - 32))) + 1;
+    const int64_t wide = int64_t(ridge::runtime_config().small_max_volume / (48.0 * double(long_k - 32))) + 1;
     expect_paths({{32, 1024, 512, false, false, 0, "small"},
-                  {17, 300, 1000, false, false, 600, "skinny_m"},
+                  {17, 300, 1000, false, false, 700, "skinny_m"},
                   {48, 400, 400, false, false, 600, "skinny_m"},
                   {48, wide, long_k - 32, false, false, 0, "skinny_m"},
                   {48, wide, long_k, false, false, 0, "skinny_m"},
-                  {49, 4096, 1024, false, false, 0, "blocked"}},
+                  {49, 4096, 2048, false, false, 0, "blocked"}},
                  0.5f, 0.0f, rng);
 }
 

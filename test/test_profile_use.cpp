@@ -136,11 +136,11 @@ TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
 
 // --- The child's test ---
 
-// C = A * B (column-major, 600 x 170 x 300) against a double reference: more
+// C = A * B (column-major, 700 x 170 x 300) against a double reference: more
 // rows than the small path takes above 160^3, so the blocked path runs
 // (and, with KC=64, loops over pc several times).
 void expect_correct_sgemm() {
-    const int m = 600, n = 170, k = 300;  // taller than the small path takes: blocked with or without a profile
+    const int m = 700, n = 170, k = 300;  // taller than the small path takes: blocked with or without a profile
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> dist(-1, 1);
     std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c(size_t(m) * n, 0.0f);

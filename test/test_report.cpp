@@ -325,7 +325,7 @@ TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows_outer == nullptr) GTEST_SKIP() << ker->name << " has no outer-product few-rows kernel";
     const int64_t m = 30, n = 200, k = 1000;
-    const ReportedCall call = reported_call(m, n, k, 600);  // above 160^3, A's columns far apart: not the small path's
+    const ReportedCall call = reported_call(m, n, k, 700);  // above 160^3, A's columns far apart: not the small path's
     ASSERT_STREQ("skinny_m", call.report.path);
     const double groups = double(ceil_div(n, 12));
     EXPECT_DOUBLE_EQ(4.0 * (32.0 * k * groups + double(k) * n), call.report.l2_to_l1_bytes);
@@ -407,28 +407,28 @@ TEST(Report, FewRowsOfBTransposedRunTheSkinnyPathOnCTransposed) {
 }
 
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
-    // 600 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
-    std::vector<float> a(600 * 200, 0.5f), b(200 * 250, 0.25f), c(600 * 250, 0.0f);
+    // 700 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
+    std::vector<float> a(700 * 200, 0.5f), b(200 * 250, 0.25f), c(700 * 250, 0.0f);
     ridge_report r;
     std::thread fresh([&] {  // a thread that never asked: nothing recorded
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 600, 250, 200, 1.0f,
-                                             a.data(), 600, b.data(), 200, 0.0f, c.data(), 600));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 700, 250, 200, 1.0f,
+                                             a.data(), 700, b.data(), 200, 0.0f, c.data(), 700));
         EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(&r));
     });
     fresh.join();
     EXPECT_EQ(RIDGE_INVALID_ARGUMENT, ridge_last_report(nullptr));
     ridge_set_report(1);
-    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 600, 250, 200, 1.0f,
-                                         a.data(), 600, b.data(), 200, 0.0f, c.data(), 600));
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, 700, 250, 200, 1.0f,
+                                         a.data(), 700, b.data(), 200, 0.0f, c.data(), 700));
     ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
     EXPECT_STREQ("gemm", r.routine);
     EXPECT_STREQ("f32", r.input);
     EXPECT_STREQ("blocked", r.path);
-    EXPECT_EQ(600, r.m);
+    EXPECT_EQ(700, r.m);
     EXPECT_EQ(250, r.n);
     EXPECT_EQ(200, r.k);
-    EXPECT_DOUBLE_EQ(2.0 * 600 * 250 * 200, r.flops);
-    EXPECT_DOUBLE_EQ(4.0 * (600.0 * 200 + 200.0 * 250 + 600.0 * 250), r.ideal_bytes);
+    EXPECT_DOUBLE_EQ(2.0 * 700 * 250 * 200, r.flops);
+    EXPECT_DOUBLE_EQ(4.0 * (700.0 * 200 + 200.0 * 250 + 700.0 * 250), r.ideal_bytes);
     EXPECT_GE(r.memory_bytes, r.ideal_bytes);  // no schedule moves less than each matrix once
     EXPECT_GT(r.seconds, 0.0);
     EXPECT_NE(nullptr, r.hw_counters);

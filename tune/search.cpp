@@ -373,7 +373,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         }
         out->lines.push_back(why + ": the runs measured so far are kept where they go beyond the library's own limit");
     };
-    for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512}) {
+    for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 576, 640}) {  // to the built-in limit, 640^3
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
             return cut_short("out of time at n = " + std::to_string(n));
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);

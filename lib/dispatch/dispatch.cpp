@@ -44,9 +44,23 @@ thread_local int tl_thread_override = 0;
 // 512^3 1.00-1.06, TN 256^3 1.09-1.16; 2 threads NN 192^3 1.56-1.68, 256^3
 // 1.32-1.50, 384^3 1.13, 512^3 1.02-1.12, TN 256^3 1.26-1.47, TT 192^3 1.40.
 // (With the small path on one thread only, the blocked path's second thread
-// won from 192^3; 160^3 was the limit then.) 512^3 is also where op(A) stops
-// fitting kSmallPathMaxAFloats. A profile may move it (ridge-tune measures it).
-constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
+// won from 192^3; 160^3 was the limit then.) A profile may move it (ridge-tune
+// measures it). 640^3 since the small path blocks op(A)'s rows at k up to
+// L1's worth of B's column tile (31e00be): on the Zen 4 VM (32 KiB L1, 1 MiB
+// L2), the small path against the blocked path beyond 512^3 (one build each,
+// `RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 9-11`), 1 thread: 528^3 1.022-1.024,
+// 560^3 1.020-1.023, 600^3 1.021-1.031, 640^3 1.020-1.023, 576 x 1024 x 384
+// 1.020, 640 x 640 x 512 1.025, 512 x 768 x 640 1.018, 600 x 800 x 500 1.010,
+// 600^3 TN 1.007; 2 threads 576^3 1.045, 600^3 1.032 (TN 1.003), 640^3
+// 1.037. Further it fades (704^3 1.008, 768^3 1.004, 896^3 1.003) and at
+// 1024^3, A's columns 4 KiB apart, it loses (0.883): past 512 rows only
+// squares (kSmallPathMaxSquare). Shapes of at most 512 rows the larger volume
+// takes too: 49 x 4096 x 1024 1.118, 64 x 4096 x 1000 1.166, 128 x 2048 x 1000
+// 1.072, 512 x 1000 x 512 1.011, 256 x 4096 x 250 1.028; and a C larger than
+// the last-level cache goes to the blocked path's streamed stores, which the
+// small path has not (512 x 20000 x 12, the small path's before, 1.479).
+// Not measured on the Zen 5 beyond 512^3 (parity there).
+constexpr double kSmallPathMaxVolume = 640.0 * 640.0 * 640.0;
 
 // Up to this volume (the small path's limit before it had threads) it takes
 // every shape. Above it, only shapes like the squares it was measured on:
@@ -60,12 +74,18 @@ constexpr double kSmallPathMaxVolume = 512.0 * 512.0 * 512.0;
 //   the blocked path's streamed stores (1 thread, small / blocked, lda = m:
 //   1024 x 1024 x 128 0.92-0.98, 4096 x 512 x 64 0.83-0.92, 2048^2 x 16
 //   0.88-0.94; shorter and wide it wins: 128 x 2048 x 512 1.14-1.23,
-//   64 x 8192 x 256 1.31-1.37, 256 x 4096 x 128 on 2 threads 1.24-1.30).
+//   64 x 8192 x 256 1.31-1.37, 256 x 4096 x 128 on 2 threads 1.24-1.30);
+// - or, past those, m, n and A's column stride all at most kSmallPathMaxSquare:
+//   the squares from 513 to 640 (kSmallPathMaxVolume), whose op(A) is read in
+//   blocks of rows; not a wide C there;
+// - C within the last-level cache: larger, the blocked path streams it out.
 constexpr double kSmallAnyShapeMaxVolume = 160.0 * 160.0 * 160.0;
 constexpr int64_t kSmallPathMaxRows = 512;
+constexpr int64_t kSmallPathMaxSquare = 640;
 
 // The small path reads op(A) many times in place (once per NR columns of C), and
-// packs all of it when transposed: only worth it while op(A) stays in L2.
+// packs all of it when transposed: only worth it while op(A) stays in L2, or
+// where its rows are read in blocks that do (small_path_a_block_floats).
 // 256 Ki floats (1 MiB, padded to whole MR panels) is the smallest L2 of current x86 cores.
 constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
 
@@ -474,9 +494,16 @@ bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 
 }  // namespace
 
-int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
+namespace {
+// Whether the small path blocks op(A)'s rows at depth k (small_path_a_block_floats).
+bool small_path_blocks_rows(const GemmKernel& kernel, int64_t k) {
     const double b_tile_bytes = double(sizeof(float)) * double(k) * double(kernel.NR);
-    return b_tile_bytes < double(machine_topology().l1.size_bytes) ? runtime_config().small_a_block_floats : 0;
+    return b_tile_bytes < double(machine_topology().l1.size_bytes);
+}
+}  // namespace
+
+int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
+    return small_path_blocks_rows(kernel, k) ? runtime_config().small_a_block_floats : 0;
 }
 
 namespace {
@@ -490,8 +517,9 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
     // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
     // settles the usual case without the division.
+    // A larger op(A) only where its rows are blocked (each block within L2).
     const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
-    if (bound_a > cfg.small_max_a_floats) {
+    if (bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
         const double panels = std::ceil(double(g.m) / double(kernel.MR));
         if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
     }
@@ -500,8 +528,12 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
     // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
     const bool few_rows = g.m <= kSkinnyMaxRows && use_skinny_m_path(kernel, g);
-    return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && g.m <= kSmallPathMaxRows &&
-           (g.trans_a || g.lda <= kSmallPathMaxRows);  // square-like
+    const bool tall_side = g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
+    const bool square = g.m <= kSmallPathMaxSquare && g.n <= kSmallPathMaxSquare &&
+                        (g.trans_a || g.lda <= kSmallPathMaxSquare);
+    // (Nor a C larger than the last-level cache: the blocked path streams it out.)
+    const bool c_fits_cache = 4.0 * double(g.m) * double(g.n) <= cfg.stream_c_min_bytes;
+    return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && (tall_side || square) && c_fits_cache;
 }
 
 // Whether a call the blocked path would run alone (one thread) takes the
