@@ -377,7 +377,8 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
             return cut_short("out of time at n = " + std::to_string(n));
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
-        if (padded_a > max_a_floats) break;  // the library would not take the small path anyway
+        // (the library takes a larger op(A) only where it blocks its rows)
+        if (padded_a > max_a_floats && ridge::small_path_a_block_floats(kernel, n) == 0) break;
         Problem p(ridge::Dtype::f32, n);
         // Each path with as many threads as the library would give it at this
         // size, and both on one thread too: a team's call takes the small path

@@ -78,7 +78,8 @@ constexpr double kSmallPathMaxVolume = 640.0 * 640.0 * 640.0;
 // - or, past those, m, n and A's column stride all at most kSmallPathMaxSquare:
 //   the squares from 513 to 640 (kSmallPathMaxVolume), whose op(A) is read in
 //   blocks of rows; not a wide C there;
-// - C within the last-level cache: larger, the blocked path streams it out.
+// - C within the last-level cache: larger, the blocked path streams it out
+//   (beta = 0, one KC step; the only such C within the volume has k < 32).
 constexpr double kSmallAnyShapeMaxVolume = 160.0 * 160.0 * 160.0;
 constexpr int64_t kSmallPathMaxRows = 512;
 constexpr int64_t kSmallPathMaxSquare = 640;
@@ -531,7 +532,7 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     const bool tall_side = g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
     const bool square = g.m <= kSmallPathMaxSquare && g.n <= kSmallPathMaxSquare &&
                         (g.trans_a || g.lda <= kSmallPathMaxSquare);
-    // (Nor a C larger than the last-level cache: the blocked path streams it out.)
+    // (Nor a C larger than the last-level cache: the blocked path streams it out where beta = 0.)
     const bool c_fits_cache = 4.0 * double(g.m) * double(g.n) <= cfg.stream_c_min_bytes;
     return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && (tall_side || square) && c_fits_cache;
 }
@@ -623,7 +624,7 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
-                 "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats, in "
+                 "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats or in "
                  "blocks of rows of %lld floats (while k x NR is smaller than L1)\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
                  (long long)cfg.small_a_block_floats);
