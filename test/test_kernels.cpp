@@ -1479,6 +1479,7 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     ASSERT_GE(ridge::runtime_config().small_max_volume, 256.0 * 256.0 * 256.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 13);
     const char* wide = ker->skinny != nullptr ? "skinny" : "blocked";
+    const int64_t c_past_cache = int64_t(ridge::runtime_config().stream_c_min_bytes / (4.0 * 256)) + 12;
     expect_paths({{256, 256, 256, false, false, 0, "small"},
                   {200, 300, 250, true, false, 400, "small"},     // transposed A: its lda does not matter
                   {150, 150, 150, true, true, 0, "small"},        // up to 160^3: any shape
@@ -1490,6 +1491,7 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
                   {256, 700, 256, false, false, 300, "blocked"},  // ... and more than 640 columns
                   {300, 20, 800, false, false, 0, wide},          // a skinny path's shape
                   {256, 256, 256, false, false, 385, "blocked"},  // A's columns 641 floats apart
+                  {256, c_past_cache, 8, false, false, 0, "blocked"},  // C larger than the last-level cache
                   {150, 150, 150, false, false, 900, "small"}},
                  1.5f, -0.5f, rng);
 }
