@@ -13,9 +13,9 @@
 // the rate, 0.504-0.509x at 1024^3 and 2048^3 (`ridge-ab OLD NEW N N N 15`).
 // On the Zen 4 the two forms run alike: this k loop over panels in L1 (kc =
 // 256, a throwaway program outside the tree, the loop in inline assembly) ran
-// 117.3 GFLOP/s with either, the measured peak; so what a GEMM loses there
-// (92-96% of peak at 512^3-2048^3) is outside the k loop: the update of C, A
-// from L2 and packing.
+// 117.3 GFLOP/s with either, the measured peak; so what the blocked path loses
+// there (92-96% of peak at 1024^3-2048^3) is outside the k loop: the update of
+// C, A from L2 and packing.
 #include <immintrin.h>
 
 #include <algorithm>
