@@ -423,6 +423,19 @@ int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel
     return std::max(bp.NR, columns);
 }
 
+// Rows of op(A) whose KC-deep packed block fits a quarter of the core's share
+// of L3 (GemmPlan::a_rows_in_l3; packs_all_rows_as_one_block in
+// gemm_blocked.cpp): 3264 rows at KC 320 fp32 of 16 MiB. Measured (1 thread,
+// paired against the five loops' blocks of MC rows): 3000^3 (3.8 MB packed)
+// 1.009, 3072 x 2048 x 1024 1.011; past the quarter 4096 x 2048 x 1024 (5.2
+// MB) 1.006 but 4096^3 0.967, 6144 x 1024 x 1024 0.991, 8192 x 1024 x 1024
+// 0.955 (the block streams from L3 once per B micro-panel, and a VM's L3 is
+// shared with other guests).
+int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t share_bytes = machine_topology().l3.size_bytes / 4;
+    return share_bytes / (bp.KC * kernel.packed_bytes) / bp.MR * bp.MR;
+}
+
 // Columns of a KC-deep packed B panel that stay in L2 while the blocked
 // driver runs a block's ir loop outside its jr loop (GemmPlan::
 // b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
@@ -930,6 +943,7 @@ GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& cho
     plan.a_from_memory = a_comes_from_memory(cfg, args);
     plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
     plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
+    plan.a_rows_in_l3 = a_rows_in_l3(plan.blocking, *plan.kernel);
     plan.b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
     const GemmKernel& reader = in_place_reader(choice, args);

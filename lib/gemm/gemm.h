@@ -60,6 +60,11 @@ struct GemmPlan {
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
     int64_t b_panel_columns_in_l2 = 0;
+    // Blocked path: rows of op(A) up to which one thread packs all of a KC
+    // step's op(A) as one block, in L3, and runs the k steps outside the jc
+    // loop (set by the dispatcher; 0: never, see packs_all_rows_as_one_block
+    // in gemm_blocked.cpp).
+    int64_t a_rows_in_l3 = 0;
     // Blocked path: columns of a KC-deep packed B panel up to which one thread
     // runs a block's ir loop outside its jr loop (set by the dispatcher; 0:
     // never, see runs_ir_outside_jr in gemm_blocked.cpp).

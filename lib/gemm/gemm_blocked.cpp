@@ -55,7 +55,7 @@ struct Schedule {
     int threads = 1;
     int ic_ways = 1;  // groups of threads, each with its own block of A
     int jr_ways = 1;  // threads within a group, splitting the NR panels of the block
-    int64_t mc = 0;   // rows per block of A (a multiple of MR, at most MC)
+    int64_t mc = 0;   // rows per block of A (a multiple of MR, at most MC but for packs_all_rows_as_one_block)
     int64_t blocks_per_group = 0;
     int64_t kc_max = 0, nc_max = 0;
     int64_t nc_bound = 0;  // the NC nc_max comes from: the plan's, or L2's (runs_k_steps_outside_jc)
@@ -167,6 +167,39 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
     return threads == 1 && blocks_per_group == 1 && trans_b && plan.b_panel_columns_in_l2 > 0;
 }
 
+// Whether one thread (alone, or a team's slice) packs each KC step's op(A),
+// all of its m rows, as one block where m is more than one block of MC rows,
+// and runs the k steps outside the jc loop over B panels sized for L2
+// (run_k_steps_outside_jc): the order of oneDNN's f32 GEMM driver (blocks of
+// up to 9984 rows of A, B panels of 384 columns). The block of A sits in L3
+// (up to a quarter of the core's share: GemmPlan::a_rows_in_l3) and streams
+// through L2 once per B micro-panel, 128 bytes of A per 32 x 12 FMAs (about
+// 19 GB/s at the FMA peak); the B panel stays in L2; and a KC step updates C
+// one B panel's columns at a time (300 at KC 320 here), where the five loops
+// sweep all n columns of C for every block of A. The gain is largest where
+// each column of C is a page of its own (ldc a multiple of 1024 floats), which
+// points at C's TLB misses: n columns are more pages than the second-level
+// TLB holds beside A and B (the presumed mechanism; the figures are what was
+// measured). Each tile of C still sees its k steps in order through the same
+// kernel: C is bit for bit what the five loops give. Measured, one process
+// switching the two call by call (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K
+// ROUNDS [TRANS [TYPE]]`, medians of the paired ratios, an experiment build):
+// 1024^3 1.007-1.027 and 2048^3 1.021-1.023 over three processes each; TN /
+// NT / TT 1.002 / 1.014 / 1.022 at 1024^3, 1.024 / 1.019 / 1.019 at 2048^3;
+// fp16 inputs 2048^3 1.009, bf16 (its own kernel) 0.996; 1536^3 1.005, 2000^3
+// 1.001, 3000^3 1.009, 1000^3 1.002, 700^3 0.997; 1024 x 4096 x 1024 1.029,
+// 1024 x 1024 x 4096 1.011, 4096 x 1024 x 1024 1.005, 2048 x 2048 x 256 1.019,
+// 2048 x 300 x 2048 1.020, 3000 x 200 x 3000 1.041, 1200 x 1200 x 300 1.015;
+// 2 threads (column or row slices) 1024^3 1.014, 2048^3 1.003, 1024 x 2048 x
+// 1024 1.016, 2048 x 1024 x 1024 1.000. With it, KC 256 / 384 / 448 ran
+// 0.989-1.009 against 320, and B panels of 2/8 to 5/8 of L2 0.991-1.010
+// against 3/8. Where m is at most MC (one block either way), the five loops'
+// order with B packed per micro-panel stays ahead (512 x 2048 x 2048 0.992,
+// 600 x 1200 x 1200 0.988 with this order).
+bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int threads) {
+    return threads == 1 && g.m > plan.blocking.MC && g.m <= plan.a_rows_in_l3;
+}
+
 // Whether the block of A is read where the caller keeps it, not packed: one
 // thread (or a slice of a team's), one block of A per KC step (m <= MC), A
 // not transposed, fp32, and its columns at most two thirds of MC floats apart
@@ -250,13 +283,15 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.jr_ways = threads / s.ic_ways;
     // Equal blocks: the fewest blocks of at most MC rows per group, evenly sized,
     // so no group is left with a thin remainder block.
-    s.blocks_per_group = ceil_div(g.m, bp.MC * s.ic_ways);
+    const bool all_rows_one_block = packs_all_rows_as_one_block(g, plan, threads);
+    s.blocks_per_group = all_rows_one_block ? 1 : ceil_div(g.m, bp.MC * s.ic_ways);
     s.mc = round_up(ceil_div(g.m, s.blocks_per_group * s.ic_ways), bp.MR);
     s.kc_max = std::min(kc_step_depth(ker, bp.KC), g.k);
-    s.b_per_micro_panel = packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
+    s.b_per_micro_panel = !all_rows_one_block && packs_b_per_micro_panel(threads, s.blocks_per_group, g.trans_b);
     s.first_tile_reads_b = first_tile_reads_b_source(g, plan, s.b_per_micro_panel);
     s.all_tiles_read_b = all_tiles_read_b_source(s.first_tile_reads_b, s.mc, bp.MR);
-    s.k_steps_outside_jc = runs_k_steps_outside_jc(threads, s.blocks_per_group, g.trans_b, plan);
+    s.k_steps_outside_jc =
+        all_rows_one_block || runs_k_steps_outside_jc(threads, s.blocks_per_group, g.trans_b, plan);
     BlockingParams panel = bp;  // with the k steps outside, the B panel is sized for L2
     if (s.k_steps_outside_jc) panel.NC = std::min(bp.NC, plan.b_panel_columns_in_l2);
     s.nc_bound = panel.NC;
