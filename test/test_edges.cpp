@@ -472,7 +472,8 @@ TEST(Edges, IrLoopOutsideJrWhereTheBPanelFitsItsShare) {
 // the k steps outside jc, where the plan's L3 limit admits m: the first B
 // micro-panel then meets every A panel before the second micro-panel starts,
 // past the MC rows where the five loops' order moves on to it. C comes out
-// bit for bit as in the five loops, and both match the reference.
+// bit for bit as in the five loops, on one thread or two (each row slice of
+// three A panels then one block), and matches the reference.
 std::vector<const void*> g_first_b_panels;  // B panel of each of the first calls
 void rows_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float beta, float* c, int64_t ldc) {
     if (g_first_b_panels.size() < 8) g_first_b_panels.push_back(b);
@@ -489,29 +490,38 @@ TEST(Edges, AllRowsOfAOneBlockWhereTheyFitTheL3Limit) {
     const int64_t MR = spy.MR, NR = spy.NR;
     for (int t = 0; t < 4; ++t) {
         Call c;
-        // Four A panels (two blocks of MC = 2 MR), three B micro-panels per
+        // Six A panels (three blocks of MC = 2 MR), three B micro-panels per
         // L2-sized panel of 2 NR columns (two panels), three KC steps.
-        c.m = 4 * MR, c.n = 4 * NR - 1, c.k = 40, c.ta = t & 1, c.tb = t & 2;
+        c.m = 6 * MR, c.n = 4 * NR - 1, c.k = 40, c.ta = t & 1, c.tb = t & 2;
         c.alpha = 1.5f, c.beta = 0.5f, c.ldc_pad = 5;
-        std::vector<float> first_c;  // C of the first run (the limit below m: the five loops)
-        for (const int64_t limit : {int64_t{0}, 3 * MR, 4 * MR, 64 * MR}) {
-            const bool one_block = limit >= c.m;
-            SCOPED_TRACE(c.describe() + " limit " + std::to_string(limit) + " rows");
+        std::vector<float> first_c;  // C of the first run (limit 0: the five loops)
+        struct Run {
+            int64_t limit;
+            int threads;
+        };
+        for (const Run run : {Run{0, 1}, Run{3 * MR, 1}, Run{6 * MR, 1}, Run{64 * MR, 1}, Run{64 * MR, 2}}) {
+            const bool one_block = run.limit >= c.m;
+            SCOPED_TRACE(c.describe() + " limit " + std::to_string(run.limit) + " rows, " +
+                         std::to_string(run.threads) + " thread(s)");
             std::mt19937 same = rng;  // every run on the same operands
             Operands ops(c, same);
             const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-            ridge::GemmPlan plan{&spy, {MR, NR, 16, 2 * MR, 64 * NR}, 1};
-            plan.a_rows_in_l3 = limit;
+            // Two threads split the rows (m > n): the spy's record is one thread's alone.
+            ridge::GemmPlan plan{run.threads == 1 ? &spy : g_order_real_kernel, {MR, NR, 16, 2 * MR, 64 * NR},
+                                 run.threads};
+            plan.a_rows_in_l3 = run.limit;
             plan.b_panel_columns_in_l2 = 2 * NR;
             g_first_b_panels.clear();
             ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops), plan));
             ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
             ASSERT_TRUE(ops.c.untouched_outside());
-            ASSERT_EQ(8u, g_first_b_panels.size());
-            // Calls 0-1 are the first block's A panels on the first micro-panel; call 2 is the
-            // third A panel on it (one block of all rows) or the second micro-panel (the five loops).
-            EXPECT_EQ(g_first_b_panels[0], g_first_b_panels[1]);
-            EXPECT_EQ(one_block, g_first_b_panels[2] == g_first_b_panels[0]) << "the same B micro-panel";
+            if (run.threads == 1) {
+                ASSERT_EQ(8u, g_first_b_panels.size());
+                // Calls 0-1 are the first block's A panels on the first micro-panel; call 2 is the
+                // third A panel on it (one block of all rows) or the second micro-panel (the five loops).
+                EXPECT_EQ(g_first_b_panels[0], g_first_b_panels[1]);
+                EXPECT_EQ(one_block, g_first_b_panels[2] == g_first_b_panels[0]) << "the same B micro-panel";
+            }
             const std::vector<float> this_c(ops.c.data(), ops.c.data() + c.ldc() * c.n);
             if (first_c.empty())
                 first_c = this_c;

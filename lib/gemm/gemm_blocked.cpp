@@ -186,7 +186,8 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // ROUNDS [TRANS [TYPE]]`, medians of the paired ratios, an experiment build):
 // 1024^3 1.007-1.027 and 2048^3 1.021-1.023 over three processes each; TN /
 // NT / TT 1.002 / 1.014 / 1.022 at 1024^3, 1.024 / 1.019 / 1.019 at 2048^3;
-// fp16 inputs 2048^3 1.009, bf16 (its own kernel) 0.996; 1536^3 1.005, 2000^3
+// fp16 inputs 2048^3 1.009, bf16 (its own kernel) 0.996 (the kept build:
+// bf16 1.011-1.014, fp16 1.012, RIDGE_ISA=avx2 1.013-1.015); 1536^3 1.005, 2000^3
 // 1.001, 3000^3 1.009, 1000^3 1.002, 700^3 0.997; 1024 x 4096 x 1024 1.029,
 // 1024 x 1024 x 4096 1.011, 4096 x 1024 x 1024 1.005, 2048 x 2048 x 256 1.019,
 // 2048 x 300 x 2048 1.020, 3000 x 200 x 3000 1.041, 1200 x 1200 x 300 1.015;
