@@ -435,13 +435,20 @@ void order_spy_ukr(int64_t kc, float alpha, const void* a, const void* b, float 
     g_order_real_kernel->ukr(kc, alpha, a, b, beta, c, ldc);
 }
 
+// The library's fp32 kernel with its microkernel replaced by `spy_ukr`, which
+// records what it is given and calls the real one (g_order_real_kernel).
+ridge::GemmKernel f32_kernel_spied_on_by(ridge::GemmUkr spy_ukr) {
+    g_order_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmKernel spy = *g_order_real_kernel;
+    spy.ukr = spy_ukr;
+    return spy;
+}
+
 TEST(Edges, IrLoopOutsideJrWhereTheBPanelFitsItsShare) {
     const uint32_t seed = test_seed() + 10;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    g_order_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    ridge::GemmKernel spy = *g_order_real_kernel;
-    spy.ukr = &order_spy_ukr;
+    const ridge::GemmKernel spy = f32_kernel_spied_on_by(&order_spy_ukr);
     const int64_t MR = spy.MR, NR = spy.NR;
     for (int t = 0; t < 4; ++t)
         for (int with_limit = 0; with_limit < 4; ++with_limit) {
@@ -484,9 +491,7 @@ TEST(Edges, AllRowsOfAOneBlockWhereTheyFitTheL3Limit) {
     const uint32_t seed = test_seed() + 11;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    g_order_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    ridge::GemmKernel spy = *g_order_real_kernel;
-    spy.ukr = &rows_spy_ukr;
+    const ridge::GemmKernel spy = f32_kernel_spied_on_by(&rows_spy_ukr);
     const int64_t MR = spy.MR, NR = spy.NR;
     for (int t = 0; t < 4; ++t) {
         Call c;
