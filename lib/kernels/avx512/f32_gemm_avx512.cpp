@@ -105,6 +105,12 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // last 8 or 16 k steps run as two halves of 6 columns, each half's update of C
 // right after its steps (6 lines a set, the same sums) 1.000-1.003 / 0.996-1.001
 // (padding C then gained 1.010 at 2048^3 instead of 1.017).
+// All of the above is the five loops' order, which swept all n columns of C
+// for each block of A. Since 1024^3 and 2048^3 run as one block of all of A's
+// rows, B panels of 300 columns at a time (packs_all_rows_as_one_block in
+// gemm_blocked.cpp), padding C gains nothing there (0.999 / 1.004, the same
+// LDC_PAD_B command): the power-of-two ldc cost through that sweep, not
+// through the tile's 12 columns sharing a set.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
