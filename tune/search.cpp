@@ -173,10 +173,13 @@ void search_blocking(KernelSearch& s, double seconds) {
     double round_seconds = 0;
     for (Problem& p : problems) round_seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(k, s.model)));
     // Down to a quarter: a kernel's KC floor (AMX's) may sit above what this machine's L1 prefers.
+    // Up to 2.5x: where one block holds all of A's rows (the one-thread order at 1024^3-2048^3),
+    // KC 416 ran 1.005-1.007x KC 320 on the Zen 4 (same build, two profiles, three processes;
+    // `PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB n n n 11`), whose model KC is 160.
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
            scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0),
-           scale_kc_alone(k, s.chosen, 0.5), scale_kc_alone(k, s.chosen, 0.25)},
+           scale_kc(k, s.chosen, 2.5), scale_kc_alone(k, s.chosen, 0.5), scale_kc_alone(k, s.chosen, 0.25)},
           kShareKC * seconds, round_seconds);
     stage(s, problems,
           {s.chosen, scale_mc(k, s.chosen, 0.5), scale_mc(k, s.chosen, 0.75), scale_mc(k, s.chosen, 1.5),

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 
+#include "dispatch/dispatch.h"
 #include "median.h"
 
 namespace ridge_tune {
@@ -85,6 +86,7 @@ ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::Block
     plan.blocking.MR = kernel.MR;
     plan.blocking.NR = kernel.NR;
     plan.threads = threads;
+    ridge::set_blocked_path_limits(&plan);  // the loop order the library runs with this blocking
     return plan;
 }
 

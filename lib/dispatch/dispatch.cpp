@@ -508,6 +508,12 @@ bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 
 }  // namespace
 
+void set_blocked_path_limits(GemmPlan* plan) {
+    plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
+    plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
+    plan->b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel);
+}
+
 namespace {
 // Whether the small path blocks op(A)'s rows at depth k (small_path_a_block_floats).
 bool small_path_blocks_rows(const GemmKernel& kernel, int64_t k) {
@@ -942,9 +948,7 @@ GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& cho
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, args);
     plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
-    plan.b_panel_columns_in_l2 = b_panel_columns_in_l2(plan.blocking, *plan.kernel);
-    plan.a_rows_in_l3 = a_rows_in_l3(plan.blocking, *plan.kernel);
-    plan.b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
+    set_blocked_path_limits(&plan);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
     const GemmKernel& reader = in_place_reader(choice, args);
     plan.skinny_m_path = use_skinny_m_path(reader, args);

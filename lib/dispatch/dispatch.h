@@ -103,6 +103,13 @@ bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes);
 // b_beyond_cache_share, where the blocked path reads B in place.
 bool b_beyond_cache_share(const RuntimeConfig& cfg, const GemmArgs& g, int threads);
 
+// The blocked path's limits that follow from a plan's blocking and kernel
+// alone (GemmPlan::b_panel_columns_in_l2, a_rows_in_l3 and
+// b_panel_columns_for_ir_outside_jr), set as the dispatcher sets them for
+// every call: ridge-tune times its candidate blockings with them, so that it
+// times the loop order the library will run.
+void set_blocked_path_limits(GemmPlan* plan);
+
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);
 
