@@ -175,7 +175,8 @@ void search_blocking(KernelSearch& s, double seconds) {
     // Down to a quarter: a kernel's KC floor (AMX's) may sit above what this machine's L1 prefers.
     // Up to 2.5x: where one block holds all of A's rows (the one-thread order at 1024^3-2048^3),
     // KC 416 ran 1.005-1.007x KC 320 on the Zen 4 (same build, two profiles, three processes;
-    // `PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB n n n 11`), whose model KC is 160.
+    // `PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB n n n 11`), whose model KC of 160 had
+    // put it past 2x; the candidate here is then 400.
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
            scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0),
