@@ -452,13 +452,14 @@ TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceC) {
 
 // With a short k the dispatcher keeps the block of A in L1 (two thirds of it,
 // when that is at least 8 MR-row panels) instead of the model's L2-sized MC;
-// with a k of a few hundred the model's MC stands. Both give the right product.
+// with a k of a few hundred (KC itself: one step, which no rule deepens) the
+// model's MC stands. Both give the right product.
 TEST(Kernels, ShortKKeepsTheBlockOfAInL1) {
     const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
     if (choice.kernel->packed_bytes != 4) GTEST_SKIP() << choice.kernel->name << " packs 16-bit panels";
     std::mt19937 rng(test_seed() + 13);
     const int64_t l1_two_thirds = 2 * ridge::machine_topology().l1.size_bytes / 3;
-    for (int64_t k : {16, 32, 300}) {
+    for (int64_t k : {int64_t{16}, int64_t{32}, choice.blocking.KC}) {
         Call call;
         call.m = 700, call.n = 710, call.k = k;  // taller than the small path takes: the blocked path
         call.alpha = 1.0f, call.beta = 0.5f;

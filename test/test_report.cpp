@@ -9,6 +9,7 @@
 
 #include "dispatch/dispatch.h"
 #include "gemm/gemm.h"
+#include "gemm/pack.h"
 #include "ridge/ridge.h"
 #include "tuning/topology.h"
 
@@ -277,6 +278,36 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
         EXPECT_EQ(cs.expected_kc, r.KC);
         const int64_t k = cs.k;
         EXPECT_TRUE(std::all_of(c.begin(), c.end(), [k](float x) { return x == 0.5f * 0.25f * float(k); }));
+    }
+}
+
+// A k a little beyond KC (at most twice it) runs in one KC step where the
+// micro-panel of B that deep takes at most three quarters of L1, MC shrunk by
+// as much as KC grew (blocking_for_k_in_one_step in dispatch.cpp); a k past
+// twice KC keeps the model's blocking. The report gives the blocking the call
+// used, and (one thread) its memory traffic one pass over C, written once, never read.
+TEST(Report, KALittleBeyondKcRunsInOneStep) {
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
+    const ridge::BlockingParams model = choice.blocking;
+    const ridge::GemmKernel& ker = *choice.kernel;
+    const int64_t l1_bytes = int64_t(ridge::machine_topology().l1.size_bytes);
+    // More rows than the small path takes (and than MC), C and B well inside the cache.
+    const int64_t m = 2 * model.MC + 7, n = 300;
+    for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
+        SCOPED_TRACE("k = " + std::to_string(k));
+        const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
+        const bool one_step = ker.packed_bytes == 4 && k <= 2 * model.KC && fits_l1;
+        ridge::set_thread_count_override(1);  // one thread: each matrix read once in all
+        const ReportedCall call = reported_call(m, n, k, m);
+        ridge::set_thread_count_override(0);
+        ASSERT_STREQ("blocked", call.report.path);
+        const int64_t kc = ceil_div(k, ker.k_group) * ker.k_group;
+        EXPECT_EQ(one_step ? kc : model.KC, call.report.KC);
+        EXPECT_EQ(one_step ? std::max(model.MR, model.MC * model.KC / kc / model.MR * model.MR) : model.MC,
+                  call.report.MC);
+        if (one_step)  // A and B read once, C written once
+            EXPECT_DOUBLE_EQ(4.0 * (double(m) * k + double(k) * n + double(m) * n), call.report.memory_bytes);
+        EXPECT_TRUE(call.c_right);
     }
 }
 

@@ -409,6 +409,32 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
     return bp;
 }
 
+// A k a little beyond KC (at most twice it) in one step rather than two,
+// where the micro-panel of B that deep still takes at most three quarters of
+// L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB): the second step costs
+// a whole pass over C, read and written, for a fraction of the work (at 512^3
+// and KC 320, 192 of 512 k steps). MC shrinks by the factor KC grows, so the
+// block of A keeps the L2 footprint the model gave it (the AVX2 kernel at
+// 512^3, whose block of 512 rows is all of L2 at k = 512: 0.989-0.994 without,
+// 1.000 with). fp32 panels only, as measured. Against two steps (one thread,
+// `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11 [TRANS [TYPE]]`): 512^3
+// 1.009-1.015 (small path), 384^3 1.011, 448^3 1.007, 1024 x 1024 x 512
+// 1.004-1.009, 2048 x 2048 x 512 1.010-1.011, 600 x 2000 x 500 0.997-1.004,
+// 4096 x 4096 x 400 1.001; TN / NT / TT 512^3 1.002 / 0.997 / 1.000; fp16
+// inputs 512^3 1.006; 2 threads 512^3 1.014-1.017, 1024 x 1024 x 512 1.011;
+// RIDGE_ISA=avx2 384^3 1.005-1.014, 1024 x 1024 x 512 1.007. Beyond the L1
+// limit one step lost or gained nothing (a profile with KC 640: 2048 x 2048 x
+// 640 0.983, 1024 x 1024 x 640 1.002, 640^3 1.003, 576^3 1.004).
+BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
+    if (kernel.packed_bytes != 4 || k <= bp.KC || k > 2 * bp.KC) return bp;
+    const int64_t micro_panel_bytes = panel_depth(k) * bp.NR * kernel.packed_bytes;
+    if (4 * micro_panel_bytes > 3 * machine_topology().l1.size_bytes) return bp;
+    const int64_t kc = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
+    bp.MC = std::max(bp.MR, bp.MC * bp.KC / kc / bp.MR * bp.MR);
+    bp.KC = kc;
+    return bp;
+}
+
 // Columns of a KC-deep packed B panel in the share of L2 it gets where the
 // blocked driver runs the k steps outside the jc loop (GemmPlan::
 // b_panel_columns_in_l2; runs_k_steps_outside_jc in gemm_blocked.cpp): 3/8 of
@@ -475,11 +501,13 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.k) * double(g.n));
 }
 
-// The blocking the blocked path runs a call with: the kernel's, adjusted for short k, few rows and a short last KC step.
+// The blocking the blocked path runs a call with: the kernel's, adjusted for short k, few rows, k a
+// little beyond KC and a short last KC step.
 BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,
                                      bool b_from_memory) {
-    const BlockingParams bp = blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g.k),
-                                                  *choice.kernel, g, b_from_memory);
+    const BlockingParams bp = blocking_for_k_in_one_step(
+        blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g.k), *choice.kernel, g, b_from_memory),
+        *choice.kernel, g.k);
     return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
 }
 
