@@ -83,11 +83,12 @@ void pack_rows_contiguous(const typename Load::T* src, int64_t ld, int64_t rows,
 // rows, stored as 12 whole vectors. The general loop below computes masks, a
 // row count and 16 row addresses for every 16 steps (the compiled loop keeps
 // the addresses on the stack); this loop has none of that, and does not
-// prefetch the next panel (presumably because at ld = 1024 floats the next
-// panel's 12 rows fall into the same L1 set as this one's). Timed alone (a throwaway probe:
-// 12-row panels of a 1024 x 1024 B, kc 320, 300 columns at a time): 37.7
-// against 22.5 GB/s with B in L3 and 22.5 against 11.4 with B in memory; the
-// same loop with the next panel's prefetch 28.9 and 16.1. In the whole GEMM
+// prefetch the next panel (which cost here, presumably because at ld = 1024
+// floats the next panel's 12 rows fall into the same L1 set as this one's).
+// Timed alone (a throwaway probe: 12-row panels of a 1024 x 1024 B, kc 320,
+// 300 columns at a time): 37.7 against 22.5 GB/s with B in L3 and 22.5
+// against 11.4 with B in memory; the same loop with the next panel's
+// prefetch 28.9 and 16.1. In the whole GEMM
 // (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K ROUNDS [TRANS [TYPE]]`, against
 // the previous build): 1024^3 1.005-1.010, 2048^3 1.000-1.005, 1024 x 4096 x
 // 4096 1.010, fp16 inputs 2048^3 1.004; with the prefetch kept, 1024^3
