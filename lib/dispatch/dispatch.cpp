@@ -413,25 +413,25 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
 // where the micro-panel of B that deep still takes at most three quarters of
 // L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB): the second step costs
 // a whole pass over C, read and written, for a fraction of the work (at 512^3
-// and KC 320, 192 of 512 k steps). MC shrinks by the factor KC grows, so the
-// block of A keeps the L2 footprint the model gave it (the AVX2 kernel at
-// 512^3, whose block of 512 rows is all of L2 at k = 512: 0.989-0.994 without,
-// 1.000 with). fp32 panels only, as measured. Against two steps (one thread,
-// `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11 [TRANS [TYPE]]`): 512^3
-// 1.009-1.015 (small path), 384^3 1.011, 448^3 1.007, 1024 x 1024 x 512
-// 1.004-1.009, 2048 x 2048 x 512 1.010-1.011, 600 x 2000 x 500 0.997-1.004,
-// 4096 x 4096 x 400 1.001; TN / NT / TT 512^3 1.002 / 0.997 / 1.000; fp16
-// inputs 512^3 1.006; 2 threads 512^3 1.014-1.017, 1024 x 1024 x 512 1.011;
-// RIDGE_ISA=avx2 384^3 1.005-1.014, 1024 x 1024 x 512 1.007. Beyond the L1
-// limit one step lost or gained nothing (a profile with KC 640: 2048 x 2048 x
-// 640 0.983, 1024 x 1024 x 640 1.002, 640^3 1.003, 576^3 1.004).
+// and KC 320, 192 of 512 k steps). fp32 panels only, as measured. Against two
+// steps (one thread, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11 [TRANS
+// [TYPE]]`): 512^3 1.009 (small path), 384^3 1.011, 448^3 1.007, 1024 x 1024 x
+// 512 1.009, 2048 x 2048 x 512 1.011, 600 x 2000 x 500 1.004; TN / NT / TT
+// 512^3 1.002 / 0.997 / 1.000; fp16 inputs 512^3 1.006; 2 threads 512^3
+// 1.014, 1024 x 1024 x 512 1.011; RIDGE_ISA=avx2 512^3 0.994-1.006, 384^3
+// 1.000. MC stays the model's: shrunk by the factor KC grows (the block of A
+// keeping its L2 footprint), m between the two MCs went to the one-block
+// order (packs_all_rows_as_one_block in gemm_blocked.cpp) and lost there
+// against MC kept (512 x 2048 x 512 0.991-0.993, 576 x 1536 x 400
+// 0.987-0.990, 600 x 2000 x 500 0.989-0.998), and the AVX2 kernel at 512^3
+// was no faster for it (0.975-0.988). Beyond the L1 limit one step lost or
+// gained nothing (a profile with KC 640: 2048 x 2048 x 640 0.983, 1024 x 1024
+// x 640 1.002, 640^3 1.003, 576^3 1.004).
 BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
     if (kernel.packed_bytes != 4 || k <= bp.KC || k > 2 * bp.KC) return bp;
     const int64_t micro_panel_bytes = panel_depth(k) * bp.NR * kernel.packed_bytes;
     if (4 * micro_panel_bytes > 3 * machine_topology().l1.size_bytes) return bp;
-    const int64_t kc = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
-    bp.MC = std::max(bp.MR, bp.MC * bp.KC / kc / bp.MR * bp.MR);
-    bp.KC = kc;
+    bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
     return bp;
 }
 
