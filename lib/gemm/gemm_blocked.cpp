@@ -813,6 +813,20 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
 // out their micro-panels as in the five loops (run_shared_step): a helper
 // runs them on this thread's packed A and B, which stay put until every
 // panel of the step is done.
+// Packing is what this order leaves outside the kernel: at 2048^3 on the Zen 4
+// (an rdtsc probe around the two calls, 1 thread) A packed at 4.0-4.4 and B at
+// 3.0-3.3 bytes per TSC cycle (about 10 and 8 GB/s, half of what one core
+// streams from memory), 11-12 when the same panels are packed again from cache:
+// about 2% of the call. Tried against it, none faster (`RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW 2048 2048 2048 9-21`): the next B panel's source prefetched
+// a share per tile over the current panel (into L1, L2 or non-temporally; all
+// of it or the last quarter or half), B's packing rate unchanged and the call
+// 0.999-1.005; while packing, A's panel 2 or 4 ahead prefetched 1.001-1.004
+// (its rate within the noise) and B's next panel 0.991-0.998 (B's rate no
+// higher, lower into L1); the B panels swept in alternate directions from one
+// KC step to the next (the last panel's C still in cache) 0.988-1.004; the
+// packing buffers on 2 MiB pages (madvise) 1.001-1.002. The caller's B on 2 MiB
+// pages raised B's rate only to 3.7-3.9.
 void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
                             Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
     const double in_bytes = dtype_bytes(g.input);
