@@ -113,15 +113,21 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // through the tile's 12 columns sharing a set.
 // In that order, on the Zen 4 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K
 // 7-21`, two copies of one build 0.996-1.003): oneDNN's 48 x 8 tile as the
-// library's kernel (its own file and registry line, the prefetches as here,
-// A panel prefetched 8 or 16 steps ahead, B through the general packer, m =
-// 2016 so that no tile is an edge) 0.994-0.998 with KC 320-480 by profile and
-// 0.970 with KC 640; the k loop below unrolled 1 or 2 times instead of 4
-// 1.000-1.009; the last kLateSteps steps unrolled (GCC then hoists the
-// prefetches together and spills) 0.987-0.996. perf (cpu-clock) puts 82% of
-// the kernel's samples in the k loop, 17% in its last 48 steps (each about a
-// tenth slower than the others, with or without the prefetches of C) and 1.5%
-// in the update of C.
+// library's kernel (its own file and registry line, the prefetches as here, A
+// panel prefetched 8 or 16 steps ahead, B through the general packer, m = 2016
+// so that no tile is an edge) 0.994-0.998 with KC 320-480 by profile and 0.970
+// with KC 640; the k loop below unrolled 1 or 2 times instead of 4 1.000-1.009;
+// the last kLateSteps steps unrolled (GCC then hoists the prefetches together
+// and spills) 0.987-0.996, or run as the last 12 of one loop of 4-step groups,
+// each group prefetching a column of C or (before them) a line of A,
+// 0.992-1.001; this file built with -mtune=znver3 0.995-1.000. perf (cpu-clock)
+// puts 82% of the kernel's samples at 2048^3 in the k loop, 17% in its last 48
+// steps and 1.5% in the update of C. Timed alone (a throwaway rdtsc loop: A
+// panels in L2, B in L1, C tiles in L1, kc 320) the kernel as built here ran
+// 99-99.9% of the measured peak (97-99% in slower spells), copies of it
+// compiled into the test program 1-3% less, in the same runs: what the blocked path loses inside the kernel (about 2% at 2048^3) is
+// where its operands come from, and the code GCC emits is sensitive to how the
+// loops are written.
 constexpr int kStepsPerColumnOfC = 4;
 constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
