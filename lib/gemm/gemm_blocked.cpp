@@ -830,7 +830,11 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
 // from memory all the same) A packed at 3.9-4.2 and B at 4.0-4.5: about 4% of
 // the call. A's packing k steps at a time (pack.cpp's kChunk) 1 or 4 instead of
 // 16 ran at the same rate, 64 at 2.7; its source prefetched non-temporally 2 or
-// 4 panels ahead 3.6-3.8 against 4.1-4.2.
+// 4 panels ahead 3.6-3.8 against 4.1-4.2. B packed a micro-panel at a time
+// instead (2048^3), its source prefetched during the last 16-64 tiles of the
+// micro-panel before: B packed 2.3x as fast (6.5-7.6 bytes per cycle against
+// 2.8-2.9 without the prefetch, the same order) and the call 0.985-0.995, down
+// to 1-2 prefetches per column: the kernel loses what the packing saves.
 void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
                             Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
     const double in_bytes = dtype_bytes(g.input);
