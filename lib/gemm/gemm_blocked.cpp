@@ -833,8 +833,10 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
 // 4 panels ahead 3.6-3.8 against 4.1-4.2. B packed a micro-panel at a time
 // instead (2048^3), its source prefetched during the last 16-64 tiles of the
 // micro-panel before: B packed 2.3x as fast (6.5-7.6 bytes per cycle against
-// 2.8-2.9 without the prefetch, the same order) and the call 0.985-0.995, down
-// to 1-2 prefetches per column: the kernel loses what the packing saves.
+// 2.8-2.9 without the prefetch, the same order) and the call 0.985-0.995: the
+// kernel loses what the packing saves; with only the first 1-3 lines of each
+// column prefetched (for the L2 streamer to follow) B packed at 3.3-4.2 and the
+// call ran 0.988-0.999.
 void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Schedule& s, const Buffers& buf,
                             Traffic* traffic, bool stream_c, const PanelSharing* sharing, char* b_buffer) {
     const double in_bytes = dtype_bytes(g.input);
