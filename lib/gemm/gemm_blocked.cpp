@@ -814,9 +814,9 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
 // runs them on this thread's packed A and B, which stay put until every
 // panel of the step is done.
 // Packing is what this order leaves outside the kernel: at 2048^3 on the Zen 4
-// (an rdtsc probe around the two calls, 1 thread) A packed at 4.0-4.4 and B at
-// 3.0-3.3 bytes per TSC cycle (about 10 and 8 GB/s, half of what one core
-// streams from memory), 11-12 when the same panels are packed again from cache:
+// (an rdtsc probe around the two calls, 1 thread) A packed at 3.6-4.5 and B at
+// 2.9-3.4 bytes per TSC cycle (about 10 and 8 GB/s, half of what one core
+// streams from memory), 11-13 when the same panels are packed again from cache:
 // about 2% of the call. Tried against it, none faster (`RIDGE_NUM_THREADS=1
 // ridge-ab OLD NEW 2048 2048 2048 9-21`): the next B panel's source prefetched
 // a share per tile over the current panel (into L1, L2 or non-temporally; all
