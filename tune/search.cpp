@@ -176,7 +176,9 @@ void search_blocking(KernelSearch& s, double seconds) {
     // Up to 2.5x: where one block holds all of A's rows (the one-thread order at 1024^3-2048^3),
     // KC 416 ran 1.005-1.007x KC 320 on the Zen 4 (same build, two profiles, three processes;
     // `PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB n n n 11`), whose model KC of 160 had
-    // put it past 2x; the candidate here is then 400.
+    // put it past 2x; the candidate here is then 400. (Measured again after B's 12-row packing
+    // loop and the one-step rule for k up to 2 KC: KC 384 / 416 by profile 1.000-1.004 / 0.977-0.982
+    // at 2048^3; the search times the candidate on each machine either way, and kept 320 here.)
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
            scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0),
