@@ -398,7 +398,11 @@ BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, 
 // thread, medians of 15-25 paired ratios): 4096 x 4096 x 260 1.091, x 270
 // 1.052 (2 threads 1.051), x 300 1.007; 2048 x 2048 x 300 1.012, x 800 1.009,
 // x 1030 1.006; with C in cache it lost a little (1024 x 1024 x 300 0.994, 1000
-// x 1000 x 1050 0.992), hence the condition.
+// x 1000 x 1050 0.992), hence the condition. Nor do equal steps pay at the
+// square sizes, whose last step is 2/5 (2048) or 1/5 (1024) of KC 320 with C
+// in L3: KC 342 (six steps at 2048^3, three at 1024^3) ran 1.001 / 1.000 and
+// KC 293 (seven steps / three and a last of 145) 0.992 / 0.994 against 320 (Zen 4, a profile forcing
+// KC, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 11-15`).
 BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                         const RuntimeConfig& cfg) {
     const int64_t steps = g.k / bp.KC, remainder = g.k % bp.KC;

@@ -197,6 +197,11 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // against 3/8. Where m is at most MC (one block either way), the five loops'
 // order with B packed per micro-panel stays ahead (512 x 2048 x 2048 0.992,
 // 600 x 1200 x 1200 0.988 with this order).
+// On the Zen 4, the tiles of a B panel run A panel by A panel instead (the ir
+// loop outside jr over the packed block: each 40 KiB A panel read from L3
+// once per B panel, not once per micro-panel; B's micro-panels from L2) ran
+// 0.999 at 2048^3 and 1.001 at 1024^3 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW
+// N N N 11`, an experiment build): A's stream from L3 is already hidden.
 bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int threads) {
     return threads == 1 && g.m > plan.blocking.MC && g.m <= plan.a_rows_in_l3;
 }
