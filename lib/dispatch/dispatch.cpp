@@ -401,8 +401,9 @@ BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, 
 // x 1000 x 1050 0.992), hence the condition. Nor do equal steps pay at the
 // square sizes, whose last step is 2/5 (2048) or 1/5 (1024) of KC 320 with C
 // in L3: KC 342 (six steps at 2048^3, three at 1024^3) ran 1.001 / 1.000 and
-// KC 293 (seven steps / three and a last of 145) 0.992 / 0.994 against 320 (Zen 4, a profile forcing
-// KC, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 11-15`).
+// KC 293 (seven steps / three and a last of 145) 0.992 / 0.994 against 320
+// (Zen 4, a profile forcing KC, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N
+// 11-15`).
 BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                         const RuntimeConfig& cfg) {
     const int64_t steps = g.k / bp.KC, remainder = g.k % bp.KC;
