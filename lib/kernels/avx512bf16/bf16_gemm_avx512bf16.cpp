@@ -20,6 +20,35 @@ namespace {
 constexpr int kMR = 32;
 constexpr int kNR = 12;
 constexpr int kPrefetchPairsA = 8;  // k-pair steps ahead of the A micro-panel streaming from L2
+
+// One k-pair step: lo/hi += pair q of the A panel (32 rows) * pair q of the
+// B panel (12 columns), the A panel prefetched kPrefetchPairsA steps ahead.
+inline void k_pair_step_32x12(const uint32_t*& a, const uint32_t*& b, __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
+    _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR + 16), _MM_HINT_T0);
+    const __m512bh a_lo = (__m512bh)_mm512_load_si512(a);
+    const __m512bh a_hi = (__m512bh)_mm512_load_si512(a + 16);
+#pragma GCC unroll 12
+    for (int j = 0; j < kNR; ++j) {
+        const __m512bh bj = (__m512bh)_mm512_set1_epi32(int(b[j]));
+        lo[j] = _mm512_dpbf16_ps(lo[j], a_lo, bj);
+        hi[j] = _mm512_dpbf16_ps(hi[j], a_hi, bj);
+    }
+    a += kMR;
+    b += kNR;
+}
+
+// The tile of C is prefetched with write intent during the last kLateSteps
+// k-pair steps, a column every kStepsPerColumnOfC steps, as the fp32 kernel
+// does (f32_gemm_avx512.cpp says why not at the start: the streaming A panel
+// can evict it from L1 before the end). Against the prefetch at the start, on
+// the Zen 4 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 11-21 NN bf16`, two
+// copies of one build 1.001-1.004): 2048^3 1.004-1.011 over four runs, TN /
+// NT 1.008 / 1.003, 2 threads 1.012; 1024^3 0.992-1.010 (median of five
+// 1.002), 512^3 1.003.
+constexpr int kStepsPerColumnOfC = 4;
+constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
+
 }  // namespace
 
 void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_packed,
@@ -32,26 +61,17 @@ void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_pack
     for (int j = 0; j < kNR; ++j) {
         lo[j] = _mm512_setzero_ps();
         hi[j] = _mm512_setzero_ps();
-        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc + 16), _MM_HINT_T0);
     }
     const int64_t pairs = (kc + 1) / 2;
+    const int64_t late = pairs < kLateSteps ? pairs : kLateSteps;  // short k: the prefetches come closer together
 #pragma GCC unroll 4
-    for (int64_t q = 0; q < pairs; ++q) {
-        _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchPairsA * kMR + 16), _MM_HINT_T0);
-        const __m512bh a_lo = (__m512bh)_mm512_load_si512(a);
-        const __m512bh a_hi = (__m512bh)_mm512_load_si512(a + 16);
-#pragma GCC unroll 12
-        for (int j = 0; j < kNR; ++j) {
-            const __m512bh bj = (__m512bh)_mm512_set1_epi32(int(b[j]));
-            lo[j] = _mm512_dpbf16_ps(lo[j], a_lo, bj);
-            hi[j] = _mm512_dpbf16_ps(hi[j], a_hi, bj);
-        }
-        a += kMR;
-        b += kNR;
+    for (int64_t q = 0; q < pairs - late; ++q) k_pair_step_32x12(a, b, lo, hi);
+    for (int j = 0; j < kNR; ++j) {
+        __builtin_prefetch(c + j * ldc, 1, 3);  // write intent: prefetchw (-mprfchw)
+        __builtin_prefetch(c + j * ldc + 16, 1, 3);
+        const int64_t steps = late * (j + 1) / kNR - late * j / kNR;
+        for (int64_t s = 0; s < steps; ++s) k_pair_step_32x12(a, b, lo, hi);
     }
-
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 
