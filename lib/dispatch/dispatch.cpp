@@ -416,11 +416,13 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
 
 // A k a little beyond KC (at most twice it) in one step rather than two,
 // where the micro-panel of B that deep still takes at most three quarters of
-// L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB): the second step costs
-// a whole pass over C, read and written, for a fraction of the work (at 512^3
-// and KC 320, 192 of 512 k steps). fp32 panels only, as measured. Against two
-// steps (one thread, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11 [TRANS
-// [TYPE]]`): 512^3 1.009 (small path), 384^3 1.011, 448^3 1.007, 1024 x 1024 x
+// L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB, 1024 for its bf16-pair
+// twin): the second step costs a whole pass over C, read and written, for a
+// fraction of the work (at 512^3 and KC 320, 192 of 512 k steps). Any kernel
+// whose micro-panel fits; AMX's 32 columns never do (k <= 384 in 32 KiB, below
+// its KC of 1024). Against two steps (one thread, `RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 11 [TRANS [TYPE]]`): 512^3 1.009 (small path), 384^3
+// 1.011, 448^3 1.007, 1024 x 1024 x
 // 512 1.009, 2048 x 2048 x 512 1.011, 600 x 2000 x 500 1.004; TN / NT / TT
 // 512^3 1.002 / 0.997 / 1.000; fp16 inputs 512^3 1.006; 2 threads 512^3
 // 1.014, 1024 x 1024 x 512 1.011; RIDGE_ISA=avx2 512^3 0.994-1.006, 384^3
@@ -431,9 +433,15 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
 // 0.987-0.990, 600 x 2000 x 500 0.989-0.998), and the AVX2 kernel at 512^3
 // was no faster for it (0.975-0.988). Beyond the L1 limit one step lost or
 // gained nothing (a profile with KC 640: 2048 x 2048 x 640 0.983, 1024 x 1024
-// x 640 1.002, 640^3 1.003, 576^3 1.004).
+// x 640 1.002, 640^3 1.003, 576^3 1.004). bf16 pairs (first fp32 only), at
+// KC 800 on the Zen 4 against two steps: 1024^3 1.008-1.016 over three runs
+// (1.008-1.025 over three more, a profile forcing KC 1024),
+// TN / NT / TT 1.016 / 1.014 / 1.013, 2 threads 1.001 / 1.021 (two copies of
+// one build 1.006 / 1.012), 2048 x 2048 x 1024 1.012, 1024 x 1024 x 900
+// 0.995 / 1.014, 768 x 768 x 1000 1.006, 1536 x 1536 x 1000 1.003, 512 x 512
+// x 1024 1.005, 4096 x 512 x 1024 0.999.
 BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
-    if (kernel.packed_bytes != 4 || k <= bp.KC || k > 2 * bp.KC) return bp;
+    if (k <= bp.KC || k > 2 * bp.KC) return bp;
     const int64_t micro_panel_bytes = panel_depth(k) * bp.NR * kernel.packed_bytes;
     if (4 * micro_panel_bytes > 3 * machine_topology().l1.size_bytes) return bp;
     bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
