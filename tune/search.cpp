@@ -179,10 +179,21 @@ void search_blocking(KernelSearch& s, double seconds) {
     // put it past 2x; the candidate here is then 400. (Measured again after B's 12-row packing
     // loop and the one-step rule for k up to 2 KC: KC 384 / 416 by profile 1.000-1.004 / 0.977-0.982
     // at 2048^3; the search times the candidate on each machine either way, and kept 320 here.)
+    // And the deepest KC whose micro-panel of B still fits three quarters of L1
+    // (deepest_kc_in_l1; 3.2x the model's here), MC scaled as for the others:
+    // no multiple above reached it, and on the Zen 4 KC 512 (MC 608) ran
+    // 1.008-1.014 at 1024^3 (1024 and 2048 take two and four whole steps, 320
+    // leaves a step of 64 / 128), 1.006-1.009 at 2048^3, 1.011 at 4096^3, 1.019
+    // at 512 x 2048 x 2048, 2 threads 1.014 / 1.009, TN / NT / TT at 1024^3
+    // 1.015 / 1.002 / 1.007 against KC 320 (two profiles, `PROFILE_A=...
+    // PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB M N K 9-21`), where
+    // 576 and 640 (past the bound) ran 0.980 at 2048^3.
+    const double to_l1_bound = double(ridge::deepest_kc_in_l1(k)) / double(s.chosen.KC);
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
            scale_kc(k, s.chosen, 1.25), scale_kc(k, s.chosen, 1.5), scale_kc(k, s.chosen, 2.0),
-           scale_kc(k, s.chosen, 2.5), scale_kc_alone(k, s.chosen, 0.5), scale_kc_alone(k, s.chosen, 0.25)},
+           scale_kc(k, s.chosen, 2.5), scale_kc(k, s.chosen, to_l1_bound), scale_kc_alone(k, s.chosen, 0.5),
+           scale_kc_alone(k, s.chosen, 0.25)},
           kShareKC * seconds, round_seconds);
     stage(s, problems,
           {s.chosen, scale_mc(k, s.chosen, 0.5), scale_mc(k, s.chosen, 0.75), scale_mc(k, s.chosen, 1.5),

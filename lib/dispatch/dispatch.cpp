@@ -414,6 +414,16 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
     return bp;
 }
 
+}  // namespace
+
+int64_t deepest_kc_in_l1(const GemmKernel& kernel) {
+    const int64_t share_bytes = 3 * int64_t(machine_topology().l1.size_bytes) / 4;
+    const int64_t depth = share_bytes / (kernel.NR * kernel.packed_bytes);
+    return std::max(kPanelDepthAlign, depth / kPanelDepthAlign * kPanelDepthAlign);
+}
+
+namespace {
+
 // A k a little beyond KC (at most twice it) in one step rather than two,
 // where the micro-panel of B that deep still takes at most three quarters of
 // L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB, 1024 for its bf16-pair
@@ -441,9 +451,7 @@ BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& ker
 // 0.995 / 1.014, 768 x 768 x 1000 1.006, 1536 x 1536 x 1000 1.003, 512 x 512
 // x 1024 1.005, 4096 x 512 x 1024 0.999.
 BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
-    if (k <= bp.KC || k > 2 * bp.KC) return bp;
-    const int64_t micro_panel_bytes = panel_depth(k) * bp.NR * kernel.packed_bytes;
-    if (4 * micro_panel_bytes > 3 * machine_topology().l1.size_bytes) return bp;
+    if (k <= bp.KC || k > 2 * bp.KC || k > deepest_kc_in_l1(kernel)) return bp;
     bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
     return bp;
 }

@@ -94,6 +94,14 @@ int threads_for(double flops);
 // 512^3 0.998, 448^3 1.000.
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k);
 
+// The deepest KC whose packed micro-panel of B (NR columns) takes at most
+// three quarters of L1, the rest left to the A panel streaming through and
+// the tile of C: 512 for the 32 x 12 fp32 kernel in a 32 KiB L1, 1024 for its
+// bf16-pair twin. A multiple of the panels' depth alignment (pack.h). The
+// one-step rule's bound (blocking_for_k_in_one_step), and ridge-tune's
+// deepest KC candidate.
+int64_t deepest_kc_in_l1(const GemmKernel& kernel);
+
 // Whether an operand of `bytes` is larger than the last-level cache, so that a
 // call streams it from memory (GemmPlan::a_from_memory and b_from_memory).
 bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes);
