@@ -50,6 +50,12 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     // alternating builds, 1 thread: 64^3 156-170 -> 169-173, 96^3 165-172 ->
     // 175-181, 128^3 169-179 -> 178-182 GFLOP/s. The k loop unrolled 4 times
     // rather than 2: +1-3% at 32^3-128^3 (three alternating runs each).
+    // No prefetch of C: the blocked kernel's late prefetchw of the tile (its
+    // last 48 k steps, a column every 4) here for k >= 192, on the Zen 4
+    // (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW n n n 21`): in every tile, 512^3
+    // 1.004 (three runs), 640^3 1.007, but 64^3-128^3 0.996-0.998 (no late
+    // steps there: the code around the loop alone); only in the full 32 x 12
+    // tile, through a template flag, 512^3 / 640^3 1.000 and 64^3 0.996.
     const float* b_hi = NR > 6 ? b + 6 * b_col : b;  // (never formed past B for narrow tiles)
 #pragma GCC unroll 4
     for (int64_t p = 0; p < k; ++p) {
