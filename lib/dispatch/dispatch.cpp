@@ -443,8 +443,9 @@ namespace {
 // 0.987-0.990, 600 x 2000 x 500 0.989-0.998), and the AVX2 kernel at 512^3
 // was no faster for it (0.975-0.988). Beyond the L1 limit one step lost or
 // gained nothing (a profile with KC 640: 2048 x 2048 x 640 0.983, 1024 x 1024
-// x 640 1.002, 640^3 1.003, 576^3 1.004). bf16 pairs (first fp32 only), at
-// KC 800 on the Zen 4 against two steps: 1024^3 1.008-1.016 over three runs
+// x 640 1.002, 640^3 1.003, 576^3 1.004). bf16 pairs (the rule was fp32's
+// alone before 27ae0c0), at KC 800 on the Zen 4 against two steps: 1024^3
+// 1.008-1.016 over three runs
 // (1.008-1.025 over three more, a profile forcing KC 1024),
 // TN / NT / TT 1.016 / 1.014 / 1.013, 2 threads 1.001 / 1.021 (two copies of
 // one build 1.006 / 1.012), 2048 x 2048 x 1024 1.012, 1024 x 1024 x 900
