@@ -20,6 +20,7 @@
 
 #include <algorithm>
 
+#include "kernels/avx512/late_prefetch_c_avx512.h"
 #include "kernels/avx512/store_tile_avx512.h"
 #include "kernels/gemm_kernel.h"
 
@@ -53,7 +54,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
     b += kNR;
 }
 
-// The tile of C is prefetched during the last kLateSteps k steps, one column
+// The tile of C is prefetched during the last late_k_steps (48) k steps, one column
 // (2 lines) every kStepsPerColumnOfC steps, with write intent (prefetchw: the
 // lines arrive ready to be stored to). Prefetched at the start of the k loop
 // instead, they sit in L1 for all of it, where the streaming A panel can evict
@@ -117,7 +118,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // panel prefetched 8 or 16 steps ahead, B through the general packer, m = 2016
 // so that no tile is an edge) 0.994-0.998 with KC 320-480 by profile and 0.970
 // with KC 640; the k loop below unrolled 1 or 2 times instead of 4 1.000-1.009;
-// the last kLateSteps steps unrolled (GCC then hoists the prefetches together
+// the last 48 steps unrolled (GCC then hoists the prefetches together
 // and spills) 0.987-0.996, or run as the last 12 of one loop of 4-step groups,
 // each group prefetching a column of C or (before them) a line of A,
 // 0.992-1.001; this file built with -mtune=znver3 0.995-1.000. perf (cpu-clock)
@@ -128,8 +129,6 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // compiled into the test program 1-3% less, in the same runs: what the blocked path loses inside the kernel (about 2% at 2048^3) is
 // where its operands come from, and the code GCC emits is sensitive to how the
 // loops are written.
-constexpr int kStepsPerColumnOfC = 4;
-constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
 // The k loop of the kernel: lo/hi += A panel (32 x kc) * B panel (kc x 12).
 // Inlined into both entry points below, which differ only in how C is written.
@@ -144,17 +143,11 @@ inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* 
         lo[j] = _mm512_setzero_ps();
         hi[j] = _mm512_setzero_ps();
     }
-    const int64_t late_steps = kPrefetchC ? std::min(kc, kLateSteps) : 0;
+    const int64_t late_steps = kPrefetchC ? late_k_steps<kNR>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12(a, b, lo, hi);
     if (!kPrefetchC) return;
-    // Short k (kc < kLateSteps): the columns' prefetches come closer together.
-    for (int j = 0; j < kNR; ++j) {
-        __builtin_prefetch(c + j * ldc, 1, 3);  // write intent: prefetchw (-mprfchw)
-        __builtin_prefetch(c + j * ldc + 16, 1, 3);
-        const int64_t steps = late_steps * (j + 1) / kNR - late_steps * j / kNR;
-        for (int64_t s = 0; s < steps; ++s) k_step_32x12(a, b, lo, hi);
-    }
+    run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12(a, b, lo, hi); });
 }
 
 }  // namespace

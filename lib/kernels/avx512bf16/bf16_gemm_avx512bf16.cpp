@@ -11,6 +11,7 @@
 // bf16 subnormal inputs as zero and flushes subnormal results to zero.
 #include <immintrin.h>
 
+#include "kernels/avx512/late_prefetch_c_avx512.h"
 #include "kernels/avx512/store_tile_avx512.h"
 #include "kernels/gemm_kernel.h"
 
@@ -38,7 +39,7 @@ inline void k_pair_step_32x12(const uint32_t*& a, const uint32_t*& b, __m512 (&l
     b += kNR;
 }
 
-// The tile of C is prefetched with write intent during the last kLateSteps
+// The tile of C is prefetched with write intent during the last late_k_steps
 // k-pair steps, a column every kStepsPerColumnOfC steps, as the fp32 kernel
 // does (f32_gemm_avx512.cpp says why not at the start: the streaming A panel
 // can evict it from L1 before the end). Against the prefetch at the start, on
@@ -46,8 +47,6 @@ inline void k_pair_step_32x12(const uint32_t*& a, const uint32_t*& b, __m512 (&l
 // copies of one build 1.001-1.004): 2048^3 1.004-1.011 over four runs, TN /
 // NT 1.008 / 1.003, 2 threads 1.012; 1024^3 0.992-1.010 (median of five
 // 1.002), 512^3 1.003.
-constexpr int kStepsPerColumnOfC = 4;
-constexpr int64_t kLateSteps = kNR * kStepsPerColumnOfC;
 
 }  // namespace
 
@@ -63,15 +62,10 @@ void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_pack
         hi[j] = _mm512_setzero_ps();
     }
     const int64_t pairs = (kc + 1) / 2;
-    const int64_t late = pairs < kLateSteps ? pairs : kLateSteps;  // short k: the prefetches come closer together
+    const int64_t late = late_k_steps<kNR>(pairs);
 #pragma GCC unroll 4
     for (int64_t q = 0; q < pairs - late; ++q) k_pair_step_32x12(a, b, lo, hi);
-    for (int j = 0; j < kNR; ++j) {
-        __builtin_prefetch(c + j * ldc, 1, 3);  // write intent: prefetchw (-mprfchw)
-        __builtin_prefetch(c + j * ldc + 16, 1, 3);
-        const int64_t steps = late * (j + 1) / kNR - late * j / kNR;
-        for (int64_t s = 0; s < steps; ++s) k_pair_step_32x12(a, b, lo, hi);
-    }
+    run_late_k_steps_prefetching_c<kNR>(late, c, ldc, [&] { k_pair_step_32x12(a, b, lo, hi); });
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 

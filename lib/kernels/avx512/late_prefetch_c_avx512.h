@@ -1,0 +1,35 @@
+// The last k steps of a 32-row microkernel, during which its tile of C is
+// prefetched with write intent, one column (two lines) at a time, so that the
+// update at the end finds it in L1. Why late and not at the start, and what it
+// measured: f32_gemm_avx512.cpp (fp32) and bf16_gemm_avx512bf16.cpp (bf16).
+// Header-only, for kernel files compiled with AVX-512 and -mprfchw.
+#pragma once
+
+#include <cstdint>
+
+namespace ridge {
+
+// k steps per column of C prefetched (a column every 2 or 8 measured no different).
+constexpr int kStepsPerColumnOfC = 4;
+
+// How many of a kernel's k steps run late: kStepsPerColumnOfC per column of
+// its NR, or all of them for a short k (the prefetches then come closer together).
+template <int NR>
+inline int64_t late_k_steps(int64_t steps) {
+    constexpr int64_t kLate = int64_t{NR} * kStepsPerColumnOfC;
+    return steps < kLate ? steps : kLate;
+}
+
+// Runs `late` k steps (`step()` each), prefetching column j of the tile of C
+// (32 floats, ldc apart) before its share of them.
+template <int NR, class Step>
+inline void run_late_k_steps_prefetching_c(int64_t late, float* c, int64_t ldc, Step&& step) {
+    for (int j = 0; j < NR; ++j) {
+        __builtin_prefetch(c + j * ldc, 1, 3);  // write intent: prefetchw (-mprfchw)
+        __builtin_prefetch(c + j * ldc + 16, 1, 3);
+        const int64_t steps = late * (j + 1) / NR - late * j / NR;
+        for (int64_t s = 0; s < steps; ++s) step();
+    }
+}
+
+}  // namespace ridge
