@@ -24,6 +24,20 @@
 // prefetched a slice per row tile 0.990-1.011 (an rdtsc probe: the first
 // row tile of each column tile costs ~1.15x the others with and without it);
 // blocks of a quarter of L2 1.000-1.008.
+// Where 512^3 loses its last 2-3% (97-98% of the FMA peak; rdtsc around each
+// tile and experiment builds, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW 512 512
+// 512 15-21`): a 32 x 12 tile runs at ~98% of the peak, about as fast with all
+// its A from one L1-resident column (0.998) or all its B from one value
+// (1.008); 48 x 8 tiles (column tiles of 8) ran 1.000 / 1.001. So neither the
+// reads nor the tile's shape is it. Writing C is: the tiles' stores sent to a
+// 1.5 KiB scratch instead ran 1.011-1.019 (to one at C's ldc, which stays in
+// L2, 1.003-1.009), non-temporal stores 1.005-1.019, but the first is not a
+// GEMM and the second leaves C in memory, not in the caches where its caller
+// reads it next. Prefetching C did not recover the cost: into L2 a tile ahead
+// 0.988-1.009, or over the tile's last 48-96 k steps 0.992-0.994; with write
+// intent into L1 over the last 12, 24 or 48 k steps 0.997-1.002, a tile ahead
+// 0.992-0.993 (its lines share the L1 sets of A's columns when ldc = lda, and
+// A's stream evicts them).
 #include <omp.h>
 
 #include <algorithm>
