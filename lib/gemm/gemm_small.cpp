@@ -37,7 +37,9 @@
 // 0.988-1.009, or over the tile's last 48-96 k steps 0.992-0.994; with write
 // intent into L1 over the last 12, 24 or 48 k steps 0.997-1.002, a tile ahead
 // 0.992-0.993 (its lines share the L1 sets of A's columns when ldc = lda, and
-// A's stream evicts them).
+// A's stream evicts them). Nor did the row tiles in serpentine order (every
+// other column tile bottom to top, so that the next tile's A is the one used
+// last, not the one least recently used in L2): 0.981-0.997.
 #include <omp.h>
 
 #include <algorithm>
