@@ -126,9 +126,9 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // steps and 1.5% in the update of C. Timed alone (a throwaway rdtsc loop: A
 // panels in L2, B in L1, C tiles in L1, kc 320) the kernel as built here ran
 // 99-99.9% of the measured peak (97-99% in slower spells), copies of it
-// compiled into the test program 1-3% less, in the same runs: what the blocked path loses inside the kernel (about 2% at 2048^3) is
-// where its operands come from, and the code GCC emits is sensitive to how the
-// loops are written.
+// compiled into the test program 1-3% less, in the same runs: what the blocked
+// path loses inside the kernel (about 2% at 2048^3) is where its operands come
+// from, and the code GCC emits is sensitive to how the loops are written.
 
 // The k loop of the kernel: lo/hi += A panel (32 x kc) * B panel (kc x 12).
 // Inlined into both entry points below, which differ only in how C is written.
