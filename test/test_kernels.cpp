@@ -882,9 +882,9 @@ TEST(Kernels, DriverSkinnyTeamTakesOverTheSlowThreadsPieces) {
     ridge::GemmPlan plan = plan_with_model_blocking(*real);
     plan.skinny_path = true;
     plan.a_from_memory = false;
-    // 64 tiles of rows, one column group, one chunk of k (64 columns a chunk from a cache): 64 kernel calls.
+    // 64 tiles of rows, one column group, one chunk of k (at least 64 columns a chunk from a cache): 64 kernel calls.
     const int64_t tiles = 64, m = tiles * real->MR, n = real->NR, k = 64;
-    ASSERT_EQ(k, sweep_chunk_for(*real, m, n, m, false));
+    ASSERT_LE(k, sweep_chunk_for(*real, m, n, m, false));
     AlignedFloats a(size_t(m * k)), b(size_t(k * n)), c_team(size_t(m * n)), c_one(size_t(m * n));
     for (int64_t i = 0; i < m * k; ++i) a.p[i] = dist(rng);
     for (int64_t i = 0; i < k * n; ++i) b.p[i] = dist(rng);

@@ -139,7 +139,7 @@ inline int64_t equal_block(int64_t count, int64_t nominal) {
 // Few columns of C, A untransposed: A read once in place (gemm_skinny.cpp), in
 // its input type (fp32, or fp16/bf16 where the kernel converts as it loads),
 // for n up to kSkinnyMaxN (each thread keeps a chunk of B's rows, converted to
-// fp32, on its stack: at most 64 k steps x kSkinnyMaxN floats, 32 KiB).
+// fp32, in its workspace: at most 512 k steps x kSkinnyMaxN floats, 256 KiB).
 constexpr int64_t kSkinnyMaxN = 128;
 // a_from_memory: A is larger than the last-level cache (GemmPlan::a_from_memory).
 ridge_status gemm_skinny_n(const GemmArgs& args, const GemmKernel& kernel, int threads, bool a_from_memory);

@@ -10,7 +10,7 @@
 // a chunk each tile of A rows (MR rows of the chunk, from L1) meets every
 // column group of C before the sweep moves on, and the kernel prefetches a
 // tile a few further on while it computes (prefetch_tiles_ahead).
-// B's chunk (its rows of op(B), at most 32 KiB as fp32) is copied k-major first,
+// B's chunk (its rows of op(B), up to 256 KiB as fp32) is copied k-major first,
 // converted to fp32, so the kernel's broadcasts come from one pointer at fixed
 // offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
 // are fp32's): half the bytes streamed.
@@ -92,6 +92,21 @@ namespace {
 // 32 x 4096 x 4096 NT, on C^T, 1.032), 1.000-1.012 in the final one. In the
 // 32 x 12 tiles 64 lost: 4096 x 24 / 28 x 4096 0.92 / 0.88.
 constexpr int64_t kMaxChunkColumns = 64;
+// On the Zen 4 an A from a cache goes further: the C updates keep costing
+// down to chunks of 512 columns, where the column group's share of B's chunk
+// (512 x 12 fp32, 24 KiB) still fits in three quarters of L1, as the blocked
+// path's deepest KC does (deepest_kc_in_l1). Paired against 64 columns
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 7 [TRANS TYPE]`, an experiment
+// build reading the chunk from the environment): 1024 x 16 x 256 1.06, 2048 x
+// 12 x 512 1.07, 1024 x 24 x 1024 1.05, 512 x 32 x 2048 1.03, 2048 x 32 x 512
+// 1.09, 768 x 48 x 2048 1.06, 1024 x 64 x 1024 1.03, 1024 x 128 x 1024 1.03,
+// 600 x 96 x 4096 1.00, 2048 x 96 x 2048 1.01, 1024 x 32 x 4096 1.01, 32 x
+// 1024 x 1024 NT (on C^T) 1.03, fp16 1024 x 64 x 1024 1.04, bf16 0.99-1.01;
+// 256 columns gained less (2048 x 32 x 512 1.03, 1024 x 64 x 1024 1.01).
+// From memory it was mixed (4096 x n x 4096 with 256 columns: n = 48
+// 0.96-0.98, 56 1.03, 64 1.02-1.06, 80 1.04; 4000 x 64 x 4000 0.98), so an A
+// from memory keeps the rules above.
+constexpr int64_t kCachedChunkColumns = 512;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
 constexpr int64_t kPowerOfTwoStrideBytes = 4096;  // A's columns a multiple of this apart:
@@ -366,18 +381,25 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
     return ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(c_scratch_floats(g, block_rows)));
 }
 
+// The calling thread's buffer for B's chunks (copy_b_chunk): chunk x n fp32,
+// up to 256 KiB (kCachedChunkColumns x kSkinnyMaxN), so not on the stack.
+float* reserve_b_chunk(const GemmArgs& g, int64_t chunk) {
+    Workspace* ws = this_thread_workspace();
+    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(chunk * g.n));
+}
+
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
 // every chunk of k steps, each tile of the block. The kernel prefetches the
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
-                int64_t tile_last, int64_t chunk, bool a_from_memory, SweepOutput out, float* c_scratch) {
+                int64_t tile_last, int64_t chunk, bool a_from_memory, SweepOutput out, float* c_scratch,
+                float* b_chunk) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, kernels.NR);
     const int64_t block_tiles = skinny_tiles_per_block(tile_last - tile_first, g.n, kernels.MR, a_from_memory);
     const int64_t tiles_ahead = prefetch_tiles_ahead(g.n, kernels.MR, chunk, bytes);
-    alignas(64) float b_chunk[kMaxChunkColumns * kSkinnyMaxN];
     // The tile t of A (its MR rows) in the chunk starting at column p0.
     auto tile_of_a = [&](int64_t p0, int64_t t) { return a + (p0 * g.lda + tiles.first(t)) * bytes; };
     for (int64_t block_first = tile_first; block_first < tile_last; block_first += block_tiles) {
@@ -418,6 +440,7 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (f32_from_memory && f32_columns_power_of_two_apart(lda) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
+    if (!a_from_memory) return kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
     if (f32_from_memory && n <= 32 && !tall_tiles) return 32;
     return kMaxChunkColumns;
@@ -490,23 +513,27 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     const int64_t count = tiles.count();
     const int64_t chunk = sweep_chunk(g, ker, a_from_memory);
     const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR, a_from_memory);  // what the scratch holds
+    // Each thread's B chunk and C scratch: both from its workspace, which the
+    // sweep then finds reserved (reserve_b_chunk returns the same buffer).
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
-        return !out.c_transposed() || scratch != nullptr;
+        return (!out.c_transposed() || scratch != nullptr) && reserve_b_chunk(g, chunk) != nullptr;
     };
     const int team = count < 2 ? 1 : threads;
     if (team == 1)  // the blocks of skinny_tiles_per_block over all rows
         return run_once_every_thread_reserved(1, reserve, [&](float* scratch, int64_t, int64_t) {
-            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch);
+            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch, reserve_b_chunk(g, chunk));
         });
     ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
     return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t) {
+        float* b_chunk = reserve_b_chunk(g, chunk);
         claims.run_claimed(int(t), [&](int64_t piece) {
             const int64_t share = piece / kSweepPiecesPerShare, j = piece % kSweepPiecesPerShare;
             const int64_t share_first = count * share / team, share_tiles = count * (share + 1) / team - share_first;
             const int64_t first = share_first + share_tiles * kPieceEndsInEighths[j] / 8;
             const int64_t last = share_first + share_tiles * kPieceEndsInEighths[j + 1] / 8;
-            if (first < last) sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch);
+            if (first < last)
+                sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch, b_chunk);
         });
     });
 }
