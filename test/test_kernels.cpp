@@ -746,9 +746,9 @@ void spy_skinny_tall(int64_t mr, int64_t nr, int64_t kc, float alpha, const void
 }
 
 // The tall tile where its groups of 8 columns are full and the kernel's own
-// are narrower than 12 (or n <= 8), for an fp32 A from memory only at a
-// column stride of a multiple of 4 KiB and more than 8 columns; the kernel's
-// own tile everywhere else.
+// are narrower than 12 (or n <= 8); for an fp32 A from memory wherever its
+// groups are full past 20 columns, and at a column stride of a multiple of
+// 4 KiB past 8; the kernel's own tile everywhere else.
 TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
     const uint32_t seed = test_seed() + 16;
     SCOPED_TRACE(seed_note(seed));
@@ -773,7 +773,8 @@ TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
             {false, 4, 200, true},    {false, 8, 1024, true},   {false, 16, 200, true},  {false, 32, 1024, true},
             {false, 64, 200, true},   {false, 12, 1024, false}, {false, 20, 200, false}, {false, 24, 1024, false},
             {false, 48, 200, false},  {true, 16, 1024, true},   {true, 64, 2048, true},  {true, 8, 1024, false},
-            {true, 4, 1024, false},   {true, 16, 1028, false},  {true, 24, 1024, false}, {true, 12, 1024, false},
+            {true, 4, 1024, false},   {true, 16, 1028, false},  {true, 24, 1024, true},  {true, 12, 1024, false},
+            {true, 24, 1028, true},   {true, 48, 1028, true},   {true, 36, 1028, false}, {true, 20, 1024, false},
         };
         for (const Case& t : cases) {
             SCOPED_TRACE(std::string(real->name) + (t.from_memory ? " A from memory" : " A from a cache") +

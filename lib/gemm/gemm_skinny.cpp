@@ -103,10 +103,22 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 600 x 96 x 4096 1.00, 2048 x 96 x 2048 1.01, 1024 x 32 x 4096 1.01, 32 x
 // 1024 x 1024 NT (on C^T) 1.03, fp16 1024 x 64 x 1024 1.04, bf16 0.99-1.01;
 // 256 columns gained less (2048 x 32 x 512 1.03, 1024 x 64 x 1024 1.01).
-// From memory it was mixed (4096 x n x 4096 with 256 columns: n = 48
-// 0.96-0.98, 56 1.03, 64 1.02-1.06, 80 1.04; 4000 x 64 x 4000 0.98), so an A
-// from memory keeps the rules above.
+// From memory, on the 32 x 12 tiles, it was mixed (256 columns: 4096 x 48 x
+// 4096 0.96-0.98, 4000 x 64 x 4000 0.97-0.98), so an A from memory keeps the
+// rules above, but on the tall tiles (next).
 constexpr int64_t kCachedChunkColumns = 512;
+// An fp32 A from memory on the tall tiles (uses_tall_tiles: past 20 columns,
+// or at a power-of-two stride) goes further too: those tiles prefetch the
+// next into L2 only, so a longer one does not crowd L1. 256 columns a
+// chunk, paired against 64 (an experiment build, `RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 7 [NT]`):
+// 4096 x n x 4096 n = 32 1.03, 40 1.05, 56 1.05, 64 1.04, 128 1.05, 8192 x 64
+// x 8192 1.05, 64 x 4096 x 4096 NT (on C^T) 1.04; 2 threads n = 32 1.05, 64
+// 1.06; with the tall tiles at multiples of 12 columns, n = 24 / 48 / 96 1.12
+// / 1.16 / 1.07 against the 32 x 12 tile with 64. On the 32 x 12 tiles (4000
+// x 64 x 4000, before those took the tall tile) 256 lost, 0.97, and 128
+// measured 0.99: they keep 64 (or 32 up to 32 columns).
+constexpr int64_t kTallChunkColumnsFromMemory = 256;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
 constexpr int64_t kPowerOfTwoStrideBytes = 4096;  // A's columns a multiple of this apart:
@@ -190,12 +202,30 @@ struct SweepKernels {
 // Where the tall groups are narrower than the kernel's own it lost: n = 12
 // (6 + 6 against 12) 0.86, 20 0.93, and 24 (8 x 3 against 12 x 2) measured
 // 0.93-1.06 by lda, so those keep the kernel's tile.
+// On the Zen 4 an fp32 A from memory takes the tall tile wherever its groups
+// are whole, multiples of 12 columns included, and past 20 columns (those in
+// 256-column chunks: kTallChunkColumnsFromMemory) at any stride: the 32 x 12
+// tile streams it worse there (4096 x 48 x 4096 ran 92-94 GFLOP/s, 4096 x 40
+// / 56 x 4096 on tall tiles 101-104). Paired, 1 thread, against the kernel's
+// tile (experiment builds, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 7
+// [NT]`): at a power-of-two stride, both in 64-column chunks, 4096 x 24 / 48
+// / 96 x 4096 1.05 / 1.10 / 1.05, 8192 x 48 x 8192 1.10, 48 x 4096 x 4096 NT
+// (on C^T) 1.09; at other strides, both with their chunks, 4000 x 24 / 32 /
+// 40 / 48 / 64 x 4000 1.13 / 1.10 / 1.19 / 1.12 / 1.09, 4112 x 96 x 4112
+// 1.09, 5000 x 128 x 5000 1.06, 64 x 4000 x 4000 NT 1.11, 2 threads 4000 x
+// 32 / 64 x 4000 1.23 / 1.10; but 4000 x 16 x 4000 (16-column chunks) 0.99,
+// 2 threads 0.98, as on the Zen 5 (above). A in a cache gained nothing (1024
+// x 48 x 1024 1.01, 2048 x 24 x 512 1.00, 768 x 96 x 2048 0.98), nor a
+// 16-bit A (fp16 / bf16 4096 x 48 x 4096 1.06 / 1.00 with quartiles from 0.94
+// to 1.08, fp16 4000 x 64 x 4000 1.01): they keep the rule above.
 bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (ker.skinny_tall == nullptr) return false;
-    const bool full_groups = g.n <= kSkinnyTallNR || (g.n % kSkinnyTallNR == 0 && g.n % ker.NR != 0);
-    if (!full_groups) return false;
-    if (!a_from_memory || dtype_bytes(g.input) != 4) return true;
-    return f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns;
+    const bool whole_tall_groups = g.n <= kSkinnyTallNR || g.n % kSkinnyTallNR == 0;
+    if (!whole_tall_groups) return false;
+    if (a_from_memory && dtype_bytes(g.input) == 4)
+        return g.n > kFewStreamsColumnsF32 ||
+               (f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns);
+    return g.n <= kSkinnyTallNR || g.n % ker.NR != 0;
 }
 SweepKernels sweep_kernels(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
     if (uses_tall_tiles(g, ker, a_from_memory))
@@ -442,7 +472,8 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (n < kMemoryBoundColumns) return 16;
     if (!a_from_memory) return kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
-    if (f32_from_memory && n <= 32 && !tall_tiles) return 32;
+    if (f32_from_memory && tall_tiles) return kTallChunkColumnsFromMemory;
+    if (f32_from_memory && n <= 32) return 32;
     return kMaxChunkColumns;
 }
 
