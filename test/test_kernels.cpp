@@ -1133,6 +1133,50 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
     }
 }
 
+// The small path where B is untransposed and ldb a multiple of 1024 floats
+// (gemm_small.cpp: copies_b_panels): from 3 MR rows on each column tile of B
+// is copied into a k-major panel of the workspace first, below that B is read
+// in place (the workspace says which); C equal to the reference and outside
+// untouched for every n around the kernel's NR, both transposes of A, odd k
+// and k beyond the kernel's KC steps, and the same bits on 1, 2 and 3 threads.
+TEST(Kernels, SmallPathCopiesBWhoseColumnsShareL1Sets) {
+    const uint32_t seed = test_seed() + 23;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels()) {
+        if (!runs_small_kernel(ker)) continue;
+        ridge::GemmPlan plan = small_path_plan(ker);
+        SCOPED_TRACE(std::string(ker.name) + " small path, ldb a multiple of 1024 floats");
+        const int64_t MR = ker.MR, NR = ker.NR;
+        int serial = 0;
+        for (int64_t m : {2 * MR, 3 * MR - 1, 3 * MR, 4 * MR + 5})
+            for (int64_t n : {int64_t(1), NR - 1, NR, NR + 1, 3 * NR + 2})
+                for (int64_t k : {int64_t(7), int64_t(33), plan.blocking.KC + 9}) {
+                    Call call;
+                    call.m = m, call.n = n, call.k = k;
+                    call.ta = serial % 2 == 1;
+                    call.ldb_pad = (serial % 3 == 2 ? 2048 : 1024) - k;
+                    call.lda_pad = serial % 3, call.ldc_pad = 2 - serial % 3;
+                    call.alpha = kScalars[serial % 4][0], call.beta = kScalars[serial % 4][1];
+                    ++serial;
+                    SCOPED_TRACE(call.describe());
+                    Operands ops(call, rng);
+                    const ridge::GemmArgs g = driver_args(call, ops, ops.c.data());
+                    const size_t a_floats =
+                        call.ta ? size_t((m + MR - 1) / MR * MR * ridge::panel_depth(k)) : size_t(0);
+                    // A B panel beside op(A)'s panels from 3 MR rows on, none below.
+                    EXPECT_EQ(m >= 3 * MR, ridge::gemm_small_workspace_floats(g, ker) > a_floats);
+                    ASSERT_TRUE(run_driver(call, plan, rng));
+                }
+        // Untransposed B at ldb = k = 1024 and 1040 (copied and read in place):
+        // one to three threads claim column tiles, each copying its own.
+        for (int64_t k : {1024, 1040}) {
+            SCOPED_TRACE("4 MR x 5 NR x " + std::to_string(k) + " on 1, 2 and 3 threads");
+            expect_same_bits_on_2_and_3_threads(plan, 4 * MR, 5 * NR, k, false, false, rng);
+        }
+    }
+}
+
 // The small path's blocks of rows of op(A) (gemm_small.cpp): as many as its
 // block size gives, equal, and C bit for bit what one block gives (every tile
 // of C is still one kernel call over all of k), with the merged last row tile

@@ -118,14 +118,42 @@ int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, in
     return equal_block(tiles, nominal);
 }
 
+// Whether B's columns are copied first, each column tile's k x NR into one
+// k-major panel: when B is untransposed and ldb puts its columns on the same
+// L1 set (a multiple of 4 KiB apart, as k = 1024 does), each k step's NR
+// broadcasts read NR lines of one set, more than its 8 ways, and they miss L1
+// at every step. Measured on the Zen 4 (ridge-bench paired, 1 thread), in
+// place: 128 x 1024 x 1024 106.0 GFLOP/s against 114.0 at k = 1040, 96 x 96 x
+// 1024 105.5 against 114.7, 256 x 512 x 1024 101.5 against 109.5.
+// The copy pays where three row tiles or more read it: against B in place
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9`), 128 x 1024 x 1024 1.034,
+// 96 x 96 x 1024 1.036, 256 x 512 x 1024 1.070, but 64 x 1024 x 1024 0.995,
+// 32 x 256 x 1024 0.919, 32 x 32 x 1024 0.885.
+constexpr int64_t kMinRowsToCopyBPanels = 3;  // in MR-row tiles
+bool copies_b_panels(const GemmArgs& g, const GemmKernel& ker) {
+    return !g.trans_b && g.k > 0 && g.m >= kMinRowsToCopyBPanels * ker.MR &&
+           (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
+}
+
+// The floats of the small path's workspace: op(A)'s panels (transposed A)
+// first, then one column tile's B panel (copies_b_panels).
+int64_t packed_a_floats(const GemmArgs& g, const GemmKernel& ker) {
+    return g.trans_a ? ceil_div(g.m, ker.MR) * ker.MR * panel_depth(g.k) : 0;
+}
+int64_t b_panel_floats(const GemmArgs& g, const GemmKernel& ker) {
+    return copies_b_panels(g, ker) ? ker.NR * panel_depth(g.k) : 0;
+}
+
 // The tiles of C in column tiles [first_col, last_col) (NR columns each, the
 // last one narrower) and row tiles [first_row, last_row) of `height` rows, j
-// outer. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in place.
+// outer. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in
+// place; `b_panel`: room for a column tile of B (copies_b_panels), or null to
+// read B in place.
 struct TileRange {
     int64_t first_col, last_col, first_row, last_row;
 };
 void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64_t k_step, const float* packed_a,
-                 const TileRange& r) {
+                 float* b_panel, const TileRange& r) {
     const int64_t MR = ker.MR, NR = ker.NR;
     const float* a_in = static_cast<const float*>(g.a);
     const float* b_in = static_cast<const float*>(g.b);
@@ -135,6 +163,11 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64
     for (int64_t j0 = r.first_col * NR; j0 < std::min(g.n, r.last_col * NR); j0 += NR) {
         const int64_t nr = std::min(NR, g.n - j0);
         const float* b = b_in + j0 * b_col;
+        int64_t b_step_j = b_step, b_col_j = b_col;
+        if (b_panel != nullptr) {  // op(B)(p, j0 + j) at b_panel[p*NR + j]
+            ker.pack_panel_b(b, g.ldb, false, nr, g.k, NR, b_panel);
+            b = b_panel, b_step_j = NR, b_col_j = 1;
+        }
         for (int64_t t = r.first_row; t < r.last_row; ++t) {
             const int64_t i0 = t * height, mr = tile_rows(g.m - i0, height, MR);
             // Column p of op(A)'s rows i0.. : in place at a + p*lda, packed at panel + p*width.
@@ -144,7 +177,7 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64
             // The k steps in order, the first scaling C by beta and the rest adding to it (at least one: k = 0 scales C).
             for (int64_t p0 = 0; p0 == 0 || p0 < g.k; p0 += k_step) {
                 const int64_t depth = std::min(k_step, g.k - p0);
-                ker.small_f32(mr, nr, depth, g.alpha, a + p0 * a_step, a_step, b + p0 * b_step, b_step, b_col,
+                ker.small_f32(mr, nr, depth, g.alpha, a + p0 * a_step, a_step, b + p0 * b_step_j, b_step_j, b_col_j,
                               p0 == 0 ? g.beta : 1.0f, c, g.ldc);
             }
         }
@@ -170,9 +203,7 @@ float* reserve_small_packed_a(size_t floats) {
 }
 
 size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
-    if (!g.trans_a) return 0;
-    const int64_t panels = ceil_div(g.m, ker.MR);
-    return size_t(panels * ker.MR * panel_depth(g.k));
+    return size_t(packed_a_floats(g, ker) + b_panel_floats(g, ker));
 }
 
 int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_block_floats) {
@@ -188,11 +219,14 @@ struct SmallSchedule {
     int64_t height;  // rows per tile (tile_height)
     int64_t k_step;  // depth of each kernel call (gemm_small_f32), at least 1
     int64_t c_tiles, row_tiles, block_tiles, blocks;
-    size_t packed_floats;  // op(A) packed per thread (transposed A), else 0
-    void run_block(const GemmArgs& g, const GemmKernel& ker, const float* packed_a, int64_t block,
-                   int64_t first_col, int64_t last_col) const {
+    size_t packed_floats;  // each thread's workspace (gemm_small_workspace_floats), 0 when none
+    // The thread's workspace, reserved and holding op(A)'s panels when A is transposed.
+    void run_block(const GemmArgs& g, const GemmKernel& ker, float* workspace, int64_t block, int64_t first_col,
+                   int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
-        small_tiles(g, ker, height, k_step, packed_a,
+        const float* packed_a = g.trans_a ? workspace : nullptr;
+        float* b_panel = copies_b_panels(g, ker) ? workspace + packed_a_floats(g, ker) : nullptr;
+        small_tiles(g, ker, height, k_step, packed_a, b_panel,
                     {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
     }
 };
@@ -210,8 +244,8 @@ __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const G
 #pragma omp parallel num_threads(team)
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
-        float* packed_a = reserve_small_packed_a(s.packed_floats);
-        if (g.trans_a && packed_a == nullptr) {
+        float* workspace = reserve_small_packed_a(s.packed_floats);
+        if (s.packed_floats > 0 && workspace == nullptr) {
 #pragma omp atomic write
             out_of_memory = true;
         }
@@ -220,12 +254,12 @@ __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const G
 #pragma omp atomic read
         failed = out_of_memory;
         if (!failed) {
-            if (g.trans_a) pack_transposed_a(g, ker, packed_a);
+            if (g.trans_a) pack_transposed_a(g, ker, workspace);
             // (Shares of threads OpenMP did not start are left over for the others.)
             // Blocks of rows in order, so a share stays in one block of A as long as it can.
             pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
                 const int64_t column_tile = item % s.c_tiles;
-                s.run_block(g, ker, g.trans_a ? packed_a : nullptr, item / s.c_tiles, column_tile, column_tile + 1);
+                s.run_block(g, ker, workspace, item / s.c_tiles, column_tile, column_tile + 1);
             });
         }
     }
@@ -251,10 +285,10 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     s.blocks = s.block_tiles == s.row_tiles ? 1 : ceil_div(s.row_tiles, s.block_tiles);
     s.packed_floats = gemm_small_workspace_floats(g, ker);
     if (threads > 1 && s.blocks * s.c_tiles >= 2) return run_small_team(g, ker, threads, s);
-    float* packed_a = reserve_small_packed_a(s.packed_floats);
-    if (g.trans_a && packed_a == nullptr) return RIDGE_OUT_OF_MEMORY;
-    if (g.trans_a) pack_transposed_a(g, ker, packed_a);
-    for (int64_t block = 0; block < s.blocks; ++block) s.run_block(g, ker, g.trans_a ? packed_a : nullptr, block, 0, s.c_tiles);
+    float* workspace = reserve_small_packed_a(s.packed_floats);
+    if (s.packed_floats > 0 && workspace == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (g.trans_a) pack_transposed_a(g, ker, workspace);
+    for (int64_t block = 0; block < s.blocks; ++block) s.run_block(g, ker, workspace, block, 0, s.c_tiles);
     return RIDGE_SUCCESS;
 }
 
