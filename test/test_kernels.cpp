@@ -1573,7 +1573,23 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
                   {48, 400, 400, false, false, 600, "skinny_m"},
                   {48, wide, long_k - 32, false, false, 0, "skinny_m"},
                   {48, wide, long_k, false, false, 0, "skinny_m"},
-                  {49, 4096, 2048, false, false, 0, "blocked"}},
+                  {49, 4096, 2048, false, false, 0, "small"}},  // past 48 rows: the thin rule (next test)
+                 0.5f, 0.0f, rng);
+}
+
+// Past the few-rows path's 48 rows and up to 384, an untransposed A within
+// half the last-level cache and a B larger than L2 take the small path beyond
+// its volume (dispatch.cpp: thin_enough_for_small_path); more rows, or A
+// transposed, the blocked path.
+TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";
+    ASSERT_LT(cfg.small_max_volume, 128.0 * 2048.0 * 1024.0) << "the built-in limit (no profile)";
+    std::mt19937 rng(test_seed() + 24);
+    expect_paths({{128, 2048, 1024, false, false, 0, "small"},
+                  {384, 1024, 700, false, false, 0, "small"},
+                  {385, 1024, 700, false, false, 0, "blocked"},
+                  {128, 2048, 1024, true, false, 0, "blocked"}},
                  0.5f, 0.0f, rng);
 }
 

@@ -207,7 +207,8 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
             const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
             SCOPED_TRACE("m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
-            const ReportedCall call = reported_call(m, n, k, m);
+            // A transposed: untransposed, a thin op(A) takes the small path (thin_enough_for_small_path).
+            const ReportedCall call = reported_call(m, n, k, k, true);
             ASSERT_STREQ("blocked", call.report.path);
             const int64_t rows = ceil_div(m, model.MR) * model.MR;
             const int64_t times = std::min<int64_t>(4, model.MC / rows);
@@ -269,8 +270,9 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
         SCOPED_TRACE("n = " + std::to_string(cs.n) + ", k = " + std::to_string(cs.k));
         std::vector<float> a(m * cs.k, 0.5f), b(cs.k * cs.n, 0.25f), c(m * cs.n, 0.0f);
         ridge_set_report(1);
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, cs.n, cs.k, 1.0f,
-                                             a.data(), m, b.data(), cs.k, 0.0f, c.data(), m));
+        // A transposed: untransposed, these few rows take the small path (thin_enough_for_small_path).
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_TRANS, RIDGE_NO_TRANS, m, cs.n, cs.k, 1.0f,
+                                             a.data(), cs.k, b.data(), cs.k, 0.0f, c.data(), m));
         ridge_set_report(0);
         ridge_report r;
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));

@@ -578,18 +578,46 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
 
 namespace {
 
+// Few rows of C (more than the few-rows path takes, kOuterMaxRows, up to
+// kThinSmallPathMaxRows), an untransposed A of at most half the last-level
+// cache (`a_floats`: an upper bound on op(A)'s floats) and an op(B) larger
+// than L2 take the small path at any volume: the blocked path packs every
+// element of B for so few rows that reuse it (m / MR row tiles), and reads
+// it from memory or L3 before any FMA can use it; the small path copies no
+// more than a column tile of B at a time (its kernel streaming B's columns
+// as it computes) and reads op(A) once per column tile, from L2 or L3. (A B
+// within L2 leaves the choice to the small path's volume limit, which a
+// profile may set.) Measured on the Zen 4 against the
+// blocked path (a profile lifting the small path's limits, `PROFILE_B=...
+// RIDGE_NUM_THREADS=T ridge-ab LIB LIB M N K 5-7`), 1 thread: 64 x 2048 x 2048
+// 1.12, 96 x 4000 x 1000 1.14, 128 x 2064 x 2064 1.11, 128 x 1000 x 4000
+// 1.12, 128 x 8192 x 8192 1.05, 160 x 1500 x 1500 1.06, 192 x 2064 x 2064
+// 1.10, 192 x 1024 x 8192 1.04, 256 x 4096 x 4096 1.13, 320 x 2064 x 2064
+// 1.06, 384 x 2064 x 2064 1.03; 2 threads 128 / 256 / 320 x 2064 x 2064 1.01
+// / 1.03 / 1.05, 192 x 4096 x 4096 1.09. Past 384 rows it fades: 512 x 2064
+// x 2064 1.02, 512 x 4096 x 4096 0.98, 768 x 2064 x 2064 1.00. (oneDNN ran
+// 108-111 GFLOP/s at 96-192 x 2048 x 2048 where the blocked path ran 97-105.)
+constexpr int64_t kThinSmallPathMaxRows = 384;
+bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, double a_floats) {
+    const double b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
+    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && !g.trans_a &&
+           b_bytes > double(machine_topology().l2.size_bytes) &&
+           !exceeds_last_level_cache(cfg, 2.0 * double(sizeof(float)) * a_floats);
+}
+
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    if (volume > max_volume) return false;
     // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
     // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
     // settles the usual case without the division.
-    // A larger op(A) only where its rows are blocked (each block within L2).
     const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
-    if (bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
+    const bool thin = volume > max_volume && thin_enough_for_small_path(cfg, g, bound_a);
+    if (volume > max_volume && !thin) return false;
+    // A larger op(A) only where its rows are blocked (each block within L2).
+    if (!thin && bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
         const double panels = std::ceil(double(g.m) / double(kernel.MR));
         if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
     }
