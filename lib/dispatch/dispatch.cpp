@@ -1054,20 +1054,26 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     if (args.k > 0 && args.alpha != 0.0f && as_gemv(args, &as_vector)) return dispatch_gemv(as_vector);
     const RuntimeConfig& cfg = runtime_config();
     const GemmChoice& choice = cfg.gemm(args.input);
-    GemmPlan plan;
-    plan.kernel = choice.kernel;
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     // The small path first: of the blocking it needs KC only, worked out only
     // for k beyond the kernel's (small_path_k_steps); at 32^3 (~1300 cycles a
-    // call) planning the blocked path it does not take was several percent.
-    plan.small_path = use_small_path(cfg, *plan.kernel, args, cfg.small_max_volume);
-    if (plan.small_path) {
-        plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
-        plan.threads = threads_for(flops, cfg.small_min_flops_per_thread);
-        plan.blocking = small_path_k_steps(cfg, choice, args);
+    // call) planning the blocked path it does not take was several percent,
+    // and zeroing a whole GemmPlan (a `rep stos`) about 1%, so an unreported
+    // call goes straight to the path.
+    if (use_small_path(cfg, *choice.kernel, args, cfg.small_max_volume)) {
+        const int64_t a_block_floats = small_path_a_block_floats(*choice.kernel, args.k);
+        const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
+        const BlockingParams k_steps = small_path_k_steps(cfg, choice, args);
+        if (!reporting_enabled()) return gemm_small(args, *choice.kernel, threads, a_block_floats, k_steps.KC);
+        GemmPlan plan;
+        plan.kernel = choice.kernel;
+        plan.small_path = true;
+        plan.small_a_block_floats = a_block_floats;
+        plan.threads = threads;
+        plan.blocking = k_steps;
         return run_gemm(args, plan);
     }
-    plan = packed_or_in_place_plan(cfg, choice, args);
+    GemmPlan plan = packed_or_in_place_plan(cfg, choice, args);
     if (small_path_alone(cfg, plan, args)) {
         plan.small_path = true;
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);

@@ -19,14 +19,24 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
     }
 }
 
+// The cases with nothing to multiply: true when C is done.
+bool no_product(const GemmArgs& g) {
+    if (g.m == 0 || g.n == 0) return true;
+    if (g.alpha != 0.0f && g.k != 0) return false;
+    scale_c(g.m, g.n, g.beta, g.c, g.ldc);  // A and B are never read
+    return true;
+}
+
 }  // namespace
 
+ridge_status gemm_small(const GemmArgs& g, const GemmKernel& kernel, int threads, int64_t a_block_floats,
+                        int64_t k_step) {
+    if (no_product(g)) return RIDGE_SUCCESS;
+    return gemm_small_f32(g, kernel, threads, a_block_floats, k_step);
+}
+
 ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
-    if (g.m == 0 || g.n == 0) return RIDGE_SUCCESS;
-    if (g.alpha == 0.0f || g.k == 0) {  // A and B are never read
-        scale_c(g.m, g.n, g.beta, g.c, g.ldc);
-        return RIDGE_SUCCESS;
-    }
+    if (no_product(g)) return RIDGE_SUCCESS;
     if (plan.small_path)
         return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats, plan.blocking.KC);
     if (plan.skinny_path) return gemm_skinny_n(g, *plan.kernel, plan.threads, plan.a_from_memory);

@@ -79,6 +79,11 @@ struct GemmPlan {
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
 ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);
+// The same for the small path alone (gemm with a plan whose small_path is
+// set, without building the plan: the dispatcher's way for a call it does
+// not report on).
+ridge_status gemm_small(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats,
+                        int64_t k_step);
 
 // Small problems: the kernel reads A and B in place (A packed only when transposed),
 // op(A) in blocks of rows of at most `a_block_floats` floats each, plus an eighth
