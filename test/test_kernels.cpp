@@ -1577,10 +1577,10 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
                  0.5f, 0.0f, rng);
 }
 
-// Past the few-rows path's 48 rows and up to 384, an untransposed A within
-// half the last-level cache and a B larger than L2 take the small path beyond
-// its volume (dispatch.cpp: thin_enough_for_small_path); more rows, or A
-// transposed, the blocked path.
+// Past the few-rows path's 48 rows and up to 384, an op(A) within half the
+// last-level cache and a B larger than L2 take the small path beyond its
+// volume (dispatch.cpp: thin_enough_for_small_path), A transposed too; more
+// rows, or A's columns more than 512 floats apart, the blocked path.
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";
@@ -1589,7 +1589,8 @@ TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     expect_paths({{128, 2048, 1024, false, false, 0, "small"},
                   {384, 1024, 700, false, false, 0, "small"},
                   {385, 1024, 700, false, false, 0, "blocked"},
-                  {128, 2048, 1024, true, false, 0, "blocked"}},
+                  {128, 2048, 1024, true, false, 0, "small"},
+                  {128, 2048, 1024, false, false, 600, "blocked"}},
                  0.5f, 0.0f, rng);
 }
 

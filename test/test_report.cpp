@@ -207,8 +207,8 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
             const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
             SCOPED_TRACE("m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
-            // A transposed: untransposed, a thin op(A) takes the small path (thin_enough_for_small_path).
-            const ReportedCall call = reported_call(m, n, k, k, true);
+            // lda past 512 floats: a thin op(A) nearer takes the small path (thin_enough_for_small_path).
+            const ReportedCall call = reported_call(m, n, k, std::max<int64_t>(m, 640));
             ASSERT_STREQ("blocked", call.report.path);
             const int64_t rows = ceil_div(m, model.MR) * model.MR;
             const int64_t times = std::min<int64_t>(4, model.MC / rows);
@@ -268,11 +268,12 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
     };
     for (const Case& cs : cases) {
         SCOPED_TRACE("n = " + std::to_string(cs.n) + ", k = " + std::to_string(cs.k));
-        std::vector<float> a(m * cs.k, 0.5f), b(cs.k * cs.n, 0.25f), c(m * cs.n, 0.0f);
+        // lda past 512 floats: nearer, these few rows take the small path (thin_enough_for_small_path).
+        const int64_t lda = std::max<int64_t>(m, 640);
+        std::vector<float> a(lda * cs.k, 0.5f), b(cs.k * cs.n, 0.25f), c(m * cs.n, 0.0f);
         ridge_set_report(1);
-        // A transposed: untransposed, these few rows take the small path (thin_enough_for_small_path).
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_TRANS, RIDGE_NO_TRANS, m, cs.n, cs.k, 1.0f,
-                                             a.data(), cs.k, b.data(), cs.k, 0.0f, c.data(), m));
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, cs.n, cs.k, 1.0f,
+                                             a.data(), lda, b.data(), cs.k, 0.0f, c.data(), m));
         ridge_set_report(0);
         ridge_report r;
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
