@@ -580,30 +580,31 @@ namespace {
 
 // Few rows of C (more than the few-rows path takes, kOuterMaxRows, up to
 // kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
-// (`a_floats`: an upper bound on its floats; transposed, each thread packs
-// all of it) and an op(B) larger than L2 take the small path at any volume: the blocked path packs every
-// element of B for so few rows that reuse it (m / MR row tiles), and reads
-// it from memory or L3 before any FMA can use it; the small path copies no
-// more than a column tile of B at a time (its kernel streaming B's columns
-// as it computes) and reads op(A) once per column tile, from L2 or L3. (A B
-// within L2 leaves the choice to the small path's volume limit, which a
-// profile may set.) Measured on the Zen 4 against the
-// blocked path (a profile lifting the small path's limits, `PROFILE_B=...
+// (`a_floats`: an upper bound on its floats; transposed, each thread packs all
+// of it) and an op(B) larger than L2 take the small path at any volume: the
+// blocked path packs every element of B for so few rows that reuse it (m / MR
+// row tiles), and reads it from memory or L3 before any FMA can use it; the
+// small path copies no more than a column tile of B at a time (its kernel
+// streaming B's columns as it computes) and reads op(A) once per column tile,
+// from L2 or L3. (A B within L2 leaves the choice to the small path's volume
+// limit, which a profile may set.) Measured on the Zen 4 against the blocked
+// path (a profile lifting the small path's limits, `PROFILE_B=...
 // RIDGE_NUM_THREADS=T ridge-ab LIB LIB M N K 5-7`), 1 thread: 64 x 2048 x 2048
-// 1.12, 96 x 4000 x 1000 1.14, 128 x 2064 x 2064 1.11, 128 x 1000 x 4000
-// 1.12, 128 x 8192 x 8192 1.05, 160 x 1500 x 1500 1.06, 192 x 2064 x 2064
-// 1.10, 192 x 1024 x 8192 1.04, 256 x 4096 x 4096 1.13, 320 x 2064 x 2064
-// 1.06, 384 x 2064 x 2064 1.03; 2 threads 128 / 256 / 320 x 2064 x 2064 1.01
-// / 1.03 / 1.05, 192 x 4096 x 4096 1.09. Past 384 rows it fades: 512 x 2064
-// x 2064 1.02, 512 x 4096 x 4096 0.98, 768 x 2064 x 2064 1.00. (oneDNN ran
-// 108-111 GFLOP/s at 96-192 x 2048 x 2048 where the blocked path ran 97-105.)
-// A transposed the same way: 64 / 128 / 256 x 4096 x 4096 TN 1.01 / 1.05 /
-// 1.12, 128 / 384 x 2048 x 2048 TN 1.01 / 1.01 (oneDNN 0.94x ridge's blocked
-// path at 256 x 4096 x 4096 TN).
+// 1.12, 96 x 4000 x 1000 1.14, 128 x 2064 x 2064 1.11, 128 x 1000 x 4000 1.12,
+// 128 x 8192 x 8192 1.05, 160 x 1500 x 1500 1.06, 192 x 2064 x 2064 1.10, 192 x
+// 1024 x 8192 1.04, 256 x 4096 x 4096 1.13, 320 x 2064 x 2064 1.06, 384 x 2064
+// x 2064 1.03; 2 threads 128 / 256 / 320 x 2064 x 2064 1.01 / 1.03 / 1.05, 192
+// x 4096 x 4096 1.09. Past 384 rows it fades: 512 x 2064 x 2064 1.02, 512 x
+// 4096 x 4096 0.98, 768 x 2064 x 2064 1.00. (oneDNN ran 108-111 GFLOP/s at
+// 96-192 x 2048 x 2048 where the blocked path ran 97-105.) A transposed the
+// same way: 64 / 128 / 256 x 4096 x 4096 TN 1.01 / 1.05 / 1.12, 128 / 384 x
+// 2048 x 2048 TN 1.01 / 1.01 (ridge's blocked path had run 0.94x oneDNN at 256
+// x 4096 x 4096 TN).
 constexpr int64_t kThinSmallPathMaxRows = 384;
 bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, double a_floats) {
     const double b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
-    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && b_bytes > double(machine_topology().l2.size_bytes) &&
+    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows &&
+           b_bytes > double(machine_topology().l2.size_bytes) &&
            !exceeds_last_level_cache(cfg, 2.0 * double(sizeof(float)) * a_floats);
 }
 
