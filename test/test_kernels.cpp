@@ -1579,17 +1579,22 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
 
 // Past the few-rows path's 48 rows and up to 384, an op(A) within half the
 // last-level cache and a B larger than L2 take the small path beyond its
-// volume (dispatch.cpp: thin_enough_for_small_path), A transposed too; more
-// rows, or A's columns more than 512 floats apart, the blocked path.
+// volume (dispatch.cpp: thin_enough_for_small_path), A transposed too (up to
+// 8 L2s of it); more rows, or A's columns more than 512 floats apart, the
+// blocked path.
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";
     ASSERT_LT(cfg.small_max_volume, 128.0 * 2048.0 * 1024.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 24);
+    // A transposed op(A) of 384 rows just past 8 L2s (the thin rule's cap on its copy per thread).
+    const int64_t MR = cfg.gemm(ridge::Dtype::f32).kernel->MR;
+    const int64_t k_past_cap = 8 * int64_t(ridge::machine_topology().l2.size_bytes) / (4 * (384 + MR)) + 1;
     expect_paths({{128, 2048, 1024, false, false, 0, "small"},
                   {384, 1024, 700, false, false, 0, "small"},
                   {385, 1024, 700, false, false, 0, "blocked"},
                   {128, 2048, 1024, true, false, 0, "small"},
+                  {384, 200, k_past_cap, true, false, 0, "blocked"},
                   {128, 2048, 1024, false, false, 600, "blocked"}},
                  0.5f, 0.0f, rng);
 }

@@ -600,12 +600,17 @@ namespace {
 // same way: 64 / 128 / 256 x 4096 x 4096 TN 1.01 / 1.05 / 1.12, 128 / 384 x
 // 2048 x 2048 TN 1.01 / 1.01 (ridge's blocked path had run 0.94x oneDNN at 256
 // x 4096 x 4096 TN).
+// A transposed op(A) is a copy in every thread's workspace, which stays with
+// the thread: at most kThinPackedAInL2s L2s of it (8 MiB here), not half the
+// last-level cache per thread of a large team.
 constexpr int64_t kThinSmallPathMaxRows = 384;
+constexpr double kThinPackedAInL2s = 8.0;
 bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, double a_floats) {
-    const double b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
-    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows &&
-           b_bytes > double(machine_topology().l2.size_bytes) &&
-           !exceeds_last_level_cache(cfg, 2.0 * double(sizeof(float)) * a_floats);
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    const double a_bytes = double(sizeof(float)) * a_floats, b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
+    if (g.trans_a && a_bytes > kThinPackedAInL2s * l2_bytes) return false;
+    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
+           !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
