@@ -188,16 +188,16 @@ void search_blocking(KernelSearch& s, double seconds) {
     // at 512 x 2048 x 2048, 2 threads 1.014 / 1.009, TN / NT / TT at 1024^3
     // 1.015 / 1.002 / 1.007 against KC 320 (two profiles, `PROFILE_A=...
     // PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB M N K 9-21`), where
-    // 576 and 640 (past the bound) ran 0.980 at 2048^3. Of six searches with
-    // it, one kept 320 (a main job's, at a load average of 2.3 just after its
-    // build); five chose KC 512, then MC 384 three times (the searched profile
-    // against the one before, KC 320 MC 608: 1024^3 1.012, 2048^3 1.009, 384 x
-    // 2048 x 2048 1.092, 300 x 3000 x 300 1.044, 200 x 2000 x 2000 1.021, none
-    // of 13 shapes below 0.994; 2 threads 1024^3 1.013, 384 x 2048 x 2048
-    // 1.086), MC 288 once (the seventeenth main job's: oneDNN 1.01 / 0.998x at
-    // 1024^3 / 2048^3) and MC 192 once, on 1% at 512^3 in the MC stage's noise:
-    // that puts 193-608 rows in the one-block order (256 x 4096 x 4096 1.088,
-    // 200 x 2000 x 2000 1.057, but 256 x 256 x 4096 0.950).
+    // 576 and 640 (past the bound) ran 0.980 at 2048^3. Of seven searches with it,
+    // one kept 320 (a main job's, at a load average of 2.3 just after its build);
+    // six chose KC 512, then MC 384 four times (the eighteenth main job's among
+    // them; the searched profile against the one before, KC 320 MC 608: 1024^3
+    // 1.012, 2048^3 1.009, 384 x 2048 x 2048 1.092, 300 x 3000 x 300 1.044, 200 x
+    // 2000 x 2000 1.021, none of 13 shapes below 0.994; 2 threads 1024^3 1.013,
+    // 384 x 2048 x 2048 1.086), MC 288 once (the seventeenth main job's: oneDNN
+    // 1.01 / 0.998x at 1024^3 / 2048^3) and MC 192 once, on 1% at 512^3 in the MC
+    // stage's noise: that puts 193-608 rows in the one-block order (256 x 4096 x
+    // 4096 1.088, 200 x 2000 x 2000 1.057, but 256 x 256 x 4096 0.950).
     const double to_l1_bound = double(ridge::deepest_kc_in_l1(k)) / double(s.chosen.KC);
     stage(s, problems,
           {s.chosen, scale_kc(k, s.chosen, 0.25), scale_kc(k, s.chosen, 0.5), scale_kc(k, s.chosen, 0.75),
