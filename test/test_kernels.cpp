@@ -1134,12 +1134,13 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
 }
 
 // The small path where B is untransposed and ldb a multiple of 1024 floats
-// (gemm_small.cpp: copies_b_panels): from 3 MR rows on each column tile of B
-// is copied into a k-major panel of the workspace first, below that B is read
-// in place (the workspace says which); C equal to the reference and outside
-// untouched for every n around the kernel's NR, both transposes of A, odd k
-// and k beyond the kernel's KC steps, and the same bits on 1, 2 and 3 threads.
-TEST(Kernels, SmallPathCopiesBWhoseColumnsShareL1Sets) {
+// (gemm_small.cpp: narrow_b_tiles, copies_b_panels): up to 10 MR rows it reads
+// B in place in 8-column tiles (no workspace beyond op(A)'s panels), from 11 MR
+// rows on it copies each column tile of B into a k-major panel of the
+// workspace first; C equal to the reference and outside untouched for every n
+// around both tile widths, both transposes of A, odd k and k beyond the
+// kernel's KC steps, and the same bits on 1, 2 and 3 threads.
+TEST(Kernels, SmallPathNarrowsOrCopiesBWhoseColumnsShareL1Sets) {
     const uint32_t seed = test_seed() + 23;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
@@ -1149,8 +1150,8 @@ TEST(Kernels, SmallPathCopiesBWhoseColumnsShareL1Sets) {
         SCOPED_TRACE(std::string(ker.name) + " small path, ldb a multiple of 1024 floats");
         const int64_t MR = ker.MR, NR = ker.NR;
         int serial = 0;
-        for (int64_t m : {2 * MR, 3 * MR - 1, 3 * MR, 4 * MR + 5})
-            for (int64_t n : {int64_t(1), NR - 1, NR, NR + 1, 3 * NR + 2})
+        for (int64_t m : {int64_t(5), 2 * MR, 3 * MR - 1, 4 * MR + 5, 10 * MR, 10 * MR + 1, 11 * MR + 3})
+            for (int64_t n : {int64_t(1), int64_t(7), int64_t(8), int64_t(9), NR, NR + 1, 3 * NR + 2})
                 for (int64_t k : {int64_t(7), int64_t(33), plan.blocking.KC + 9}) {
                     Call call;
                     call.m = m, call.n = n, call.k = k;
@@ -1164,16 +1165,19 @@ TEST(Kernels, SmallPathCopiesBWhoseColumnsShareL1Sets) {
                     const ridge::GemmArgs g = driver_args(call, ops, ops.c.data());
                     const size_t a_floats =
                         call.ta ? size_t((m + MR - 1) / MR * MR * ridge::panel_depth(k)) : size_t(0);
-                    // A B panel beside op(A)'s panels from 3 MR rows on, none below.
-                    EXPECT_EQ(m >= 3 * MR, ridge::gemm_small_workspace_floats(g, ker) > a_floats);
+                    // 8-column tiles and no B panel up to 10 MR rows; from there 12-column tiles and a B panel.
+                    EXPECT_EQ(m > 10 * MR, ridge::gemm_small_workspace_floats(g, ker) > a_floats);
+                    EXPECT_EQ(m > 10 * MR ? NR : 8, ridge::small_column_tile_width(g, ker));
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
-        // Untransposed B at ldb = k = 1024 and 1040 (copied and read in place):
-        // one to three threads claim column tiles, each copying its own.
-        for (int64_t k : {1024, 1040}) {
-            SCOPED_TRACE("4 MR x 5 NR x " + std::to_string(k) + " on 1, 2 and 3 threads");
-            expect_same_bits_on_2_and_3_threads(plan, 4 * MR, 5 * NR, k, false, false, rng);
-        }
+        // Untransposed B at ldb = k = 1024 (8-column tiles; copied panels with
+        // more rows) and 1040 (read in place): one to three threads claim
+        // column tiles, each copying its own.
+        for (int64_t m : {4 * MR, 11 * MR})
+            for (int64_t k : {1024, 1040}) {
+                SCOPED_TRACE(std::to_string(m) + " x 5 NR x " + std::to_string(k) + " on 1, 2 and 3 threads");
+                expect_same_bits_on_2_and_3_threads(plan, m, 5 * NR, k, false, false, rng);
+            }
     }
 }
 

@@ -1199,7 +1199,8 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
             r.l2_to_l1_bytes = double(dtype_bytes(g.input)) * double(g.m) * double(g.k) +
                                double((g.m + 31) / 32) * double(rows_in_place_packed_b_bytes(g.n, g.k));
         if (plan.small_path) {
-            const double column_tiles = double((g.n + plan.kernel->NR - 1) / plan.kernel->NR);
+            const int64_t width = small_column_tile_width(g, *plan.kernel);
+            const double column_tiles = double((g.n + width - 1) / width);
             const double row_blocks = double(small_row_blocks(g, *plan.kernel, plan.small_a_block_floats));
             r.l2_to_l1_bytes =
                 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n) * row_blocks);

@@ -93,6 +93,8 @@ ridge_status gemm_small(const GemmArgs& args, const GemmKernel& kernel, int thre
 // the call, C comes out the same bit for bit on either path.
 ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int threads, int64_t a_block_floats,
                             int64_t k_step);
+// Columns per column tile of C on the small path (the kernel's NR, or fewer where B's columns share L1 sets).
+int64_t small_column_tile_width(const GemmArgs& args, const GemmKernel& kernel);
 // The blocks of rows that takes: B's columns are read once per block.
 int64_t small_row_blocks(const GemmArgs& args, const GemmKernel& kernel, int64_t a_block_floats);
 

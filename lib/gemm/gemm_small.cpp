@@ -11,8 +11,9 @@
 // Every tile of C is one kernel call per k step (all of k, or the blocked
 // path's KC steps: see gemm_small_f32) whichever thread runs it and however
 // the rows are blocked, so C is bit-identical for any thread count.
-// Tiles are MR rows tall, or taller where lda would put a tile's columns on
-// the same L1 sets (tile_height).
+// Tiles are MR rows by NR columns, or taller where lda would put a tile's
+// columns on the same L1 sets (tile_height), or 8 columns wide where ldb would
+// put B's (narrow_b_tiles).
 // Measured on the Zen 4 and not kept (one thread, `RIDGE_NUM_THREADS=1 ridge-ab
 // OLD NEW n n n 15` at 448^3-600^3, where a run in a process of its own moves
 // by up to +-1.5% with where the matrices land: two copies of one build ran
@@ -54,6 +55,38 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+constexpr int64_t kL1SetPeriodBytes = 4096;  // the L1's set period (tile_height)
+
+// Where untransposed B's columns lie a multiple of 4 KiB apart (ldb = 1024,
+// 2048, ... floats: k = 1024 in a packed B), each k step's broadcasts read one
+// line from each of the tile's columns, all in the same L1 set: 12 columns are
+// more lines than the set's 8 ways (Zen 4), and they miss L1 at every step.
+// Measured on the Zen 4 (ridge-bench paired, 1 thread), 32 x 12 tiles on B in
+// place: 128 x 1024 x 1024 106.0 GFLOP/s against 114.0 at k = 1040, 96 x 96 x
+// 1024 105.5 against 114.7, 256 x 512 x 1024 101.5 against 109.5.
+// Up to kMaxRowsForNarrowTiles rows, column tiles of kNarrowTileColumns (8:
+// 8 lines fit the set's ways) read B in place, in row tiles of MR + MR/2 (the
+// small kernel's 3-vector tile, 24 FMAs a k step as in 32 x 12; A transposed:
+// MR, its packed panels' width). With more rows, each column tile of B is
+// copied k-major first (copies_b_panels): the copy is then shared by many row
+// tiles, and the 32 x 12 tile reads a third less of A per FMA than 48 x 8.
+// Narrow tiles against the copy (3 MR-row tiles and more) or 12-column tiles in
+// place (fewer), `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 7 [TN]`: 32 x 256 x
+// 1024 1.098 (TN 1.077), 64 x 1024 x 1024 1.090 (TN 1.087, 2 threads 1.41),
+// 64 x 64 x 4096 1.091, 96 x 96 x 1024 1.055, 96 x 2048 x 2048 1.048 (2
+// threads 1.044), 128 x 1024 x 1024 1.020-1.046 (TN 1.047), 160 x 160 x 1024
+// 1.033, 256 x 256 x 4096 1.029 (TN 1.027), 256 x 4096 x 4096 1.020, 320 x
+// 2048 x 2048 1.023, 320 x 320 x 1024 1.001, 48 x 1024 x 1024 0.995 (already
+// one 48-row pass in 6-column halves); the copy stays ahead from 384 rows:
+// 384 x 2048 x 2048 0.995, 384 x 384 x 1024 0.983.
+constexpr int64_t kNarrowTileColumns = 8;
+constexpr int64_t kMaxRowsForNarrowTiles = 320;  // 10 tiles of 32
+bool b_columns_share_l1_sets(const GemmArgs& g) {
+    return !g.trans_b && g.k > 0 && (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
+}
+bool narrow_b_tiles(const GemmArgs& g) { return b_columns_share_l1_sets(g) && g.m <= kMaxRowsForNarrowTiles; }
+bool copies_b_panels(const GemmArgs& g) { return b_columns_share_l1_sets(g) && !narrow_b_tiles(g); }
+
 // Rows per tile of C: MR, except where all of a tile's k columns fall into the
 // same L1 sets. When lda is a multiple of 4 KiB (the L1's set period: 64 sets
 // of 64-byte lines in Zen 4's 32 KiB 8-way L1d, Zen 5's 48 KiB 12-way, and
@@ -73,9 +106,9 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // 1.24-1.34, 1024 x 8 x 256 1.24, 1024 x 16 x 32 1.12. At 24-48 columns
 // (k = 64-128) tall tiles ran 1.06-1.10 in one spell of the host and
 // 0.95-1.01 in another, hence the limit. Other lda: 1040 x 8 x 128 1.008.
-constexpr int64_t kL1SetPeriodBytes = 4096;
 constexpr int64_t kTallTilesMaxColumns = 16;
 int64_t tile_height(const GemmArgs& g, const GemmKernel& ker) {
+    if (narrow_b_tiles(g)) return g.trans_a ? ker.MR : ker.MR + ker.MR / 2;
     const bool same_sets = !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
     if (!same_sets || g.n > kTallTilesMaxColumns) return ker.MR;
     return g.n == 7 || g.n == 8 ? ker.MR + ker.MR / 2 : 2 * ker.MR;
@@ -118,34 +151,17 @@ int64_t tiles_per_row_block(const GemmArgs& g, int64_t height, int64_t tiles, in
     return equal_block(tiles, nominal);
 }
 
-// Whether B's columns are copied first, each column tile's k x NR into one
-// k-major panel: when B is untransposed and ldb puts its columns on the same
-// L1 set (a multiple of 4 KiB apart, as k = 1024 does), each k step's NR
-// broadcasts read NR lines of one set, more than its 8 ways, and they miss L1
-// at every step. Measured on the Zen 4 (ridge-bench paired, 1 thread), in
-// place: 128 x 1024 x 1024 106.0 GFLOP/s against 114.0 at k = 1040, 96 x 96 x
-// 1024 105.5 against 114.7, 256 x 512 x 1024 101.5 against 109.5.
-// The copy pays where three row tiles or more read it: against B in place
-// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9`), 128 x 1024 x 1024 1.034,
-// 96 x 96 x 1024 1.036, 256 x 512 x 1024 1.070, but 64 x 1024 x 1024 0.995,
-// 32 x 256 x 1024 0.919, 32 x 32 x 1024 0.885.
-constexpr int64_t kMinRowsToCopyBPanels = 3;  // in MR-row tiles
-bool copies_b_panels(const GemmArgs& g, const GemmKernel& ker) {
-    return !g.trans_b && g.k > 0 && g.m >= kMinRowsToCopyBPanels * ker.MR &&
-           (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
-}
-
 // The floats of the small path's workspace: op(A)'s panels (transposed A)
 // first, then one column tile's B panel (copies_b_panels).
 int64_t packed_a_floats(const GemmArgs& g, const GemmKernel& ker) {
     return g.trans_a ? ceil_div(g.m, ker.MR) * ker.MR * panel_depth(g.k) : 0;
 }
 int64_t b_panel_floats(const GemmArgs& g, const GemmKernel& ker) {
-    return copies_b_panels(g, ker) ? ker.NR * panel_depth(g.k) : 0;
+    return copies_b_panels(g) ? ker.NR * panel_depth(g.k) : 0;
 }
 
-// The tiles of C in column tiles [first_col, last_col) (NR columns each, the
-// last one narrower) and row tiles [first_row, last_row) of `height` rows, j
+// The tiles of C in column tiles [first_col, last_col) (small_column_tile_width
+// columns each, the last one narrower) and row tiles [first_row, last_row) of `height` rows, j
 // outer. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in
 // place; `b_panel`: room for a column tile of B (copies_b_panels), or null to
 // read B in place.
@@ -154,7 +170,7 @@ struct TileRange {
 };
 void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64_t k_step, const float* packed_a,
                  float* b_panel, const TileRange& r) {
-    const int64_t MR = ker.MR, NR = ker.NR;
+    const int64_t MR = ker.MR, NR = small_column_tile_width(g, ker);
     const float* a_in = static_cast<const float*>(g.a);
     const float* b_in = static_cast<const float*>(g.b);
     // op(B)(p, j) = b[p*b_step + j*b_col]
@@ -202,6 +218,10 @@ float* reserve_small_packed_a(size_t floats) {
     return ws == nullptr ? nullptr : ws->packed_a.reserve(floats);
 }
 
+int64_t small_column_tile_width(const GemmArgs& g, const GemmKernel& ker) {
+    return narrow_b_tiles(g) ? kNarrowTileColumns : ker.NR;
+}
+
 size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
     return size_t(packed_a_floats(g, ker) + b_panel_floats(g, ker));
 }
@@ -225,7 +245,7 @@ struct SmallSchedule {
                    int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
         const float* packed_a = g.trans_a ? workspace : nullptr;
-        float* b_panel = copies_b_panels(g, ker) ? workspace + packed_a_floats(g, ker) : nullptr;
+        float* b_panel = copies_b_panels(g) ? workspace + packed_a_floats(g, ker) : nullptr;
         small_tiles(g, ker, height, k_step, packed_a, b_panel,
                     {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
     }
@@ -278,7 +298,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // 345-387 with one copy each; 192^3 TT 208-215 and 332).
     SmallSchedule s;
     s.k_step = std::max<int64_t>(1, k_step > 0 ? std::min(kc_step_depth(ker, k_step), g.k) : g.k);
-    s.c_tiles = ceil_div(g.n, ker.NR);
+    s.c_tiles = ceil_div(g.n, small_column_tile_width(g, ker));
     s.height = tile_height(g, ker);
     s.row_tiles = row_tile_count(g.m, s.height, ker.MR);
     s.block_tiles = tiles_per_row_block(g, s.height, s.row_tiles, a_block_floats);

@@ -13,7 +13,9 @@
 // (mr <= 16) computes no rows it does not need; 3 vectors x at most 8 columns
 // (24 accumulators, 3 A vectors and a broadcast in the 32 zmm registers) take
 // 33..48 rows in one pass, so the last rows of m = 48, 80, 112, ... do not run
-// a 32-row tile half empty (48^3 ran at 0.84x OpenBLAS with 32 + masked 16);
+// a 32-row tile half empty (48^3 ran at 0.84x OpenBLAS with 32 + masked 16),
+// and are the 8-column tiles the driver asks for where ldb puts B's columns on
+// the same L1 set (gemm_small.cpp: narrow_b_tiles);
 // 4 vectors x at most 6 columns take 49..64 rows, the tall tiles the driver
 // asks for where lda puts a tile's columns on the same L1 sets (gemm_small.cpp:
 // tile_height). Wider tiles of 3 or 4 vectors run as two column halves.
