@@ -53,10 +53,13 @@ constexpr int kStepsPerCopy = 16;  // k steps per copy of B: one line of each co
 // panel and B at their first: copy each column's values to the buffer (masked
 // past k: never reads beyond the column), then per step V loads of A's column
 // and NJ broadcasts, each feeding V FMAs (with V = 1 the broadcast folds into
-// the FMA as its embedded-broadcast operand).
-template <typename Load, int V, int NJ, int kSteps>
+// the FMA as its embedded-broadcast operand). With kHalfLast the last of the V
+// vectors holds 8 rows or fewer and runs as a 256-bit vector in acc_half (see
+// tile); acc[V - 1] is then unused.
+template <typename Load, int V, int NJ, int kSteps, bool kHalfLast>
 inline void accumulate_steps(int64_t steps, const float* panel, const typename Load::T* b, int64_t ldb,
-                             float* buffer, __m512 (&acc)[V][NJ]) {
+                             float* buffer, __m512 (&acc)[V][NJ], __m256 (&acc_half)[NJ]) {
+    constexpr int W = kHalfLast ? V - 1 : V;  // whole zmm vectors of rows
     const __mmask16 valid = first_lanes(steps);
     // One column at a time through a running pointer: unrolled across all
     // columns, GCC keeps every column's address in a register of its own and
@@ -70,12 +73,14 @@ inline void accumulate_steps(int64_t steps, const float* panel, const typename L
     for (int64_t q = 0; q < count; ++q) {
         __m512 a_column[V];
 #pragma GCC unroll 3
-        for (int v = 0; v < V; ++v) a_column[v] = _mm512_load_ps(panel + (q * V + v) * kLanes);
+        for (int v = 0; v < W; ++v) a_column[v] = _mm512_load_ps(panel + (q * V + v) * kLanes);
+        const __m256 a_half = kHalfLast ? _mm256_load_ps(panel + (q * V + W) * kLanes) : _mm256_setzero_ps();
 #pragma GCC unroll 24
         for (int j = 0; j < NJ; ++j) {
             const __m512 bj = _mm512_set1_ps(buffer[j * kStepsPerCopy + q]);
 #pragma GCC unroll 3
-            for (int v = 0; v < V; ++v) acc[v][j] = _mm512_fmadd_ps(a_column[v], bj, acc[v][j]);
+            for (int v = 0; v < W; ++v) acc[v][j] = _mm512_fmadd_ps(a_column[v], bj, acc[v][j]);
+            if (kHalfLast) acc_half[j] = _mm256_fmadd_ps(a_half, _mm512_castps512_ps256(bj), acc_half[j]);
         }
     }
 }
@@ -115,34 +120,46 @@ int64_t steps_to_aligned_run(const typename Load::T* b, int64_t ldb) {
     return (run - offset) / bytes;
 }
 
-// C[0:m, 0:NJ] = alpha * A[0:m, 0:k] * B[0:k, 0:NJ] + beta * C, 16 * (V - 1) < m <= 16 * V.
-template <typename Load, int V, int NJ>
+// C[0:m, 0:NJ] = alpha * A[0:m, 0:k] * B[0:k, 0:NJ] + beta * C, 16 * (V - 1) < m <= 16 * V;
+// with kHalfLast, m <= 16 * (V - 1) + 8: the last vector's rows fit a 256-bit
+// vector, whose FMAs Zen 4 runs in one 256-bit half where a zmm FMA takes both
+// (its 512-bit FMAs are two halves), so those FMAs cost half as much. The
+// panel keeps its V * 16 rows a step; the ymm reads the first 8 of the last 16.
+// Same FMAs per element in the same order: C bit for bit the same. Measured:
+// see few_rows_outer_kernel.
+template <typename Load, int V, int NJ, bool kHalfLast>
 void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_in, int64_t ldb, float beta,
           float* c, int64_t ldc) {
+    constexpr int W = kHalfLast ? V - 1 : V;  // whole zmm vectors of rows
     const auto* b = static_cast<const typename Load::T*>(b_in);
     alignas(64) float buffer[NJ * kStepsPerCopy];
     __m512 acc[V][NJ];
+    __m256 acc_half[NJ];
 #pragma GCC unroll 24
-    for (int j = 0; j < NJ; ++j)
+    for (int j = 0; j < NJ; ++j) {
 #pragma GCC unroll 3
-        for (int v = 0; v < V; ++v) acc[v][j] = _mm512_setzero_ps();
+        for (int v = 0; v < W; ++v) acc[v][j] = _mm512_setzero_ps();
+        acc_half[j] = _mm256_setzero_ps();
+    }
     // The steps up to B's next aligned run first (none when B is aligned or its columns are not alike).
     const int64_t head = steps_to_aligned_run<Load>(b, ldb);
     int64_t p = 0;
     if (head > 0 && head < k) {
-        accumulate_steps<Load, V, NJ, 0>(head, panel, b, ldb, buffer, acc);
+        accumulate_steps<Load, V, NJ, 0, kHalfLast>(head, panel, b, ldb, buffer, acc, acc_half);
         p = head;
     }
     for (; p + kStepsPerCopy <= k; p += kStepsPerCopy) {
         prefetch_columns<Load, NJ>(b + p, ldb);
-        accumulate_steps<Load, V, NJ, kStepsPerCopy>(kStepsPerCopy, panel + p * V * kLanes, b + p, ldb, buffer, acc);
+        accumulate_steps<Load, V, NJ, kStepsPerCopy, kHalfLast>(kStepsPerCopy, panel + p * V * kLanes, b + p, ldb,
+                                                                buffer, acc, acc_half);
     }
-    if (p < k) accumulate_steps<Load, V, NJ, 0>(k - p, panel + p * V * kLanes, b + p, ldb, buffer, acc);
+    if (p < k)
+        accumulate_steps<Load, V, NJ, 0, kHalfLast>(k - p, panel + p * V * kLanes, b + p, ldb, buffer, acc, acc_half);
     const __m512 valpha = _mm512_set1_ps(alpha);
 #pragma GCC unroll 24
-    for (int j = 0; j < NJ; ++j)
+    for (int j = 0; j < NJ; ++j) {
 #pragma GCC unroll 3
-        for (int v = 0; v < V; ++v) {
+        for (int v = 0; v < W; ++v) {
             const __mmask16 rows = first_lanes(m - v * kLanes);
             float* cv = c + j * ldc + v * kLanes;
             __m512 out = _mm512_mul_ps(valpha, acc[v][j]);
@@ -150,6 +167,14 @@ void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_i
                 out = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(rows, cv), out);
             _mm512_mask_storeu_ps(cv, rows, out);
         }
+        if (kHalfLast) {
+            const __mmask8 rows = __mmask8(first_lanes(m - W * kLanes));
+            float* cv = c + j * ldc + W * kLanes;
+            __m256 out = _mm256_mul_ps(_mm512_castps512_ps256(valpha), acc_half[j]);
+            if (beta != 0.0f) out = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(rows, cv), out);
+            _mm256_mask_storeu_ps(cv, rows, out);
+        }
+    }
 }
 
 using Tile = void (*)(int64_t, int64_t, float, const float*, const void*, int64_t, float, float*, int64_t);
@@ -171,25 +196,34 @@ void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, floa
 }
 
 template <typename Load>
-constexpr Width kOneVector[] = {{16, tile<Load, 1, 16>}, {8, tile<Load, 1, 8>}, {4, tile<Load, 1, 4>},
-                                {2, tile<Load, 1, 2>},   {1, tile<Load, 1, 1>}};
-template <typename Load>
-constexpr Width kTwoVectors[] = {{12, tile<Load, 2, 12>}, {8, tile<Load, 2, 8>}, {4, tile<Load, 2, 4>},
-                                 {2, tile<Load, 2, 2>},   {1, tile<Load, 2, 1>}};
-template <typename Load>
-constexpr Width kThreeVectors[] = {{8, tile<Load, 3, 8>}, {4, tile<Load, 3, 4>}, {2, tile<Load, 3, 2>},
-                                   {1, tile<Load, 3, 1>}};
+constexpr Width kOneVector[] = {{16, tile<Load, 1, 16, false>}, {8, tile<Load, 1, 8, false>},
+                                {4, tile<Load, 1, 4, false>},   {2, tile<Load, 1, 2, false>},
+                                {1, tile<Load, 1, 1, false>}};
+template <typename Load, bool kHalfLast>
+constexpr Width kTwoVectors[] = {{12, tile<Load, 2, 12, kHalfLast>}, {8, tile<Load, 2, 8, kHalfLast>},
+                                 {4, tile<Load, 2, 4, kHalfLast>},   {2, tile<Load, 2, 2, kHalfLast>},
+                                 {1, tile<Load, 2, 1, kHalfLast>}};
+template <typename Load, bool kHalfLast>
+constexpr Width kThreeVectors[] = {{8, tile<Load, 3, 8, kHalfLast>}, {4, tile<Load, 3, 4, kHalfLast>},
+                                   {2, tile<Load, 3, 2, kHalfLast>}, {1, tile<Load, 3, 1, kHalfLast>}};
 
-// The kernel of GemmFewRowsOuterUkr (gemm_kernel.h) for B of Load's type.
+// The kernel of GemmFewRowsOuterUkr (gemm_kernel.h) for B of Load's type: the
+// tiles of 1, 2 or 3 vectors of rows, the last as a 256-bit vector where it
+// holds 8 rows or fewer (17-24 and 33-40 rows; 9-16 never do).
 template <typename Load>
 void few_rows_outer_kernel(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel, const void* b,
                            int64_t ldb, float beta, float* c, int64_t ldc) {
+    const bool half_last = (m - 1) % kLanes < kLanes / 2;  // rows of the last vector: 1..8
     if (m <= kLanes)
         run_widths<Load>(kOneVector<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else if (m <= 2 * kLanes && half_last)
+        run_widths<Load>(kTwoVectors<Load, true>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
     else if (m <= 2 * kLanes)
-        run_widths<Load>(kTwoVectors<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+        run_widths<Load>(kTwoVectors<Load, false>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else if (half_last)
+        run_widths<Load>(kThreeVectors<Load, true>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
     else
-        run_widths<Load>(kThreeVectors<Load>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+        run_widths<Load>(kThreeVectors<Load, false>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
 }
 
 }  // namespace
