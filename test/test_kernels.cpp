@@ -1134,12 +1134,14 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
 }
 
 // The small path where B is untransposed and ldb a multiple of 1024 floats
-// (gemm_small.cpp: narrow_b_tiles, copies_b_panels): up to 10 MR rows it reads
-// B in place in 8-column tiles (no workspace beyond op(A)'s panels), from 11 MR
-// rows on it copies each column tile of B into a k-major panel of the
-// workspace first; C equal to the reference and outside untouched for every n
-// around both tile widths, both transposes of A, odd k and k beyond the
-// kernel's KC steps, and the same bits on 1, 2 and 3 threads.
+// (gemm_small.cpp: narrow_b_tiles, copies_b_panels), with a kernel wider than
+// 8 columns: up to 320 rows it reads B in place in 8-column tiles (no
+// workspace beyond op(A)'s panels), past 320 it copies each column tile of B
+// into a k-major panel of the workspace first; a kernel of 8 columns or fewer
+// reads B in place in its own tiles throughout. C equal to the reference and
+// outside untouched for every n around both tile widths, both transposes of
+// A, odd k and k beyond the kernel's KC steps, and the same bits on 1, 2 and
+// 3 threads.
 TEST(Kernels, SmallPathNarrowsOrCopiesBWhoseColumnsShareL1Sets) {
     const uint32_t seed = test_seed() + 23;
     SCOPED_TRACE(seed_note(seed));
@@ -1149,8 +1151,9 @@ TEST(Kernels, SmallPathNarrowsOrCopiesBWhoseColumnsShareL1Sets) {
         ridge::GemmPlan plan = small_path_plan(ker);
         SCOPED_TRACE(std::string(ker.name) + " small path, ldb a multiple of 1024 floats");
         const int64_t MR = ker.MR, NR = ker.NR;
+        const bool narrows = NR > 8;  // more columns than an 8-way L1 set holds lines
         int serial = 0;
-        for (int64_t m : {int64_t(5), 2 * MR, 3 * MR - 1, 4 * MR + 5, 10 * MR, 10 * MR + 1, 11 * MR + 3})
+        for (int64_t m : {int64_t(5), 2 * MR, 3 * MR - 1, 4 * MR + 5, int64_t(320), int64_t(321), int64_t(355)})
             for (int64_t n : {int64_t(1), int64_t(7), int64_t(8), int64_t(9), NR, NR + 1, 3 * NR + 2})
                 for (int64_t k : {int64_t(7), int64_t(33), plan.blocking.KC + 9}) {
                     Call call;
@@ -1165,15 +1168,15 @@ TEST(Kernels, SmallPathNarrowsOrCopiesBWhoseColumnsShareL1Sets) {
                     const ridge::GemmArgs g = driver_args(call, ops, ops.c.data());
                     const size_t a_floats =
                         call.ta ? size_t((m + MR - 1) / MR * MR * ridge::panel_depth(k)) : size_t(0);
-                    // 8-column tiles and no B panel up to 10 MR rows; from there 12-column tiles and a B panel.
-                    EXPECT_EQ(m > 10 * MR, ridge::gemm_small_workspace_floats(g, ker) > a_floats);
-                    EXPECT_EQ(m > 10 * MR ? NR : 8, ridge::small_column_tile_width(g, ker));
+                    // 8-column tiles and no B panel up to 320 rows; past them NR-column tiles and a B panel.
+                    EXPECT_EQ(narrows && m > 320, ridge::gemm_small_workspace_floats(g, ker) > a_floats);
+                    EXPECT_EQ(narrows && m <= 320 ? 8 : NR, ridge::small_column_tile_width(g, ker));
                     ASSERT_TRUE(run_driver(call, plan, rng));
                 }
         // Untransposed B at ldb = k = 1024 (8-column tiles; copied panels with
         // more rows) and 1040 (read in place): one to three threads claim
         // column tiles, each copying its own.
-        for (int64_t m : {4 * MR, 11 * MR})
+        for (int64_t m : {4 * MR, int64_t(352)})
             for (int64_t k : {1024, 1040}) {
                 SCOPED_TRACE(std::to_string(m) + " x 5 NR x " + std::to_string(k) + " on 1, 2 and 3 threads");
                 expect_same_bits_on_2_and_3_threads(plan, m, 5 * NR, k, false, false, rng);

@@ -65,3 +65,33 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
     // And the kernel is usable: a product through it is right.
     check_col_major(false, true, 19, 23, 29, 1.0f, 0.0f, 7);
 }
+
+// A kernel whose small kernel serves the small path alone
+// (GemmKernel::small_kernel_max_volume: AVX2's, run by test_sgemm_avx2) takes
+// the small path up to its own limit and no further, and not for a thin
+// problem either (few rows, B larger than L2), which the small path takes at
+// any volume with the AVX-512 kernel; the products are right on both sides.
+TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
+    const std::string name = ridge_sgemm_kernel_name();
+    const ridge::GemmKernel* ker = nullptr;
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
+        if (k.input == ridge::Dtype::f32 && name == k.name) ker = &k;
+    ASSERT_NE(nullptr, ker) << name;
+    if (ker->small_f32 == nullptr || ker->small_kernel_max_volume <= 0)
+        GTEST_SKIP() << name << " has no small kernel kept to the small path";
+    const int64_t edge = int64_t(std::cbrt(ker->small_kernel_max_volume));
+    struct Shape {
+        int64_t m, n, k;
+        bool small;
+    } shapes[] = {{100, 100, 100, true}, {edge - 1, edge - 1, edge - 1, true}, {edge + 1, edge + 1, edge + 1, false},
+                  {128, 1024, 1024, false}};
+    for (const Shape& s : shapes) {
+        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k));
+        ridge_set_report(1);
+        check_col_major(false, false, s.m, s.n, s.k, 1.0f, 0.0f, 11);
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_EQ(s.small, std::string(r.path) == "small") << "path " << r.path;
+    }
+}

@@ -622,8 +622,12 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
     // settles the usual case without the division.
     const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
+    // A kernel whose small kernel serves the small path alone (GemmKernel::
+    // small_kernel_max_volume) takes it up to its own limit, never as a thin problem.
+    const bool kernel_capped = kernel.small_kernel_max_volume > 0;
+    if (kernel_capped) max_volume = std::min(max_volume, kernel.small_kernel_max_volume);
     const bool beyond_volume = volume > max_volume;  // then only a thin problem, which bounds op(A) itself
-    if (beyond_volume && !thin_enough_for_small_path(cfg, g, bound_a)) return false;
+    if (beyond_volume && (kernel_capped || !thin_enough_for_small_path(cfg, g, bound_a))) return false;
     // A larger op(A) only where its rows are blocked (each block within L2).
     if (!beyond_volume && bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
         const double panels = std::ceil(double(g.m) / double(kernel.MR));

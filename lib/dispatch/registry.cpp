@@ -12,6 +12,14 @@ namespace {
 // KC=320 795 GFLOP/s, 640 797, 1024 913, 2048 895.
 constexpr int64_t kAmxMinKC = 1024;
 
+// The AVX2 small kernel's small path up to 448^3: against packing, with
+// RIDGE_ISA=avx2 on the Zen 4 (`RIDGE_ISA=avx2 RIDGE_NUM_THREADS=1 ridge-ab OLD
+// NEW n n n 9`), 32^3 1.82, 64^3 1.30, 100^3 1.22, 128^3 1.12, 200^3 1.11,
+// 256^3 1.04, 384^3 1.03, 448^3 1.03, but 512^3 and 640^3 0.97; through the
+// thin rule 256 x 256 x 4096 0.85, through the blocked path's in-place reads
+// 128 x 4096 x 4096 0.95 (see GemmKernel::small_kernel_max_volume).
+constexpr double kAvx2SmallMaxVolume = 448.0 * 448.0 * 448.0;
+
 // Best first within each input type: find_gemm_kernel takes the first the CPU can run.
 // fp16 and bf16 without AVX512-BF16 convert to fp32 while packing (once per
 // packed element, never per FMA) and reuse the fp32 kernels.
@@ -20,7 +28,7 @@ constexpr GemmKernel kGemmKernels[] = {
     // skinny kernel, few-rows kernels (dot and outer products), packed bytes, k group, fp32 lanes, KC floor, thread begin/end hooks,
     // kernel reading op(A)'s rows in place, edge-tile kernel, C^T's transposing copy, the skinny path's tall tiles
     {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, ukr_f32_gemm_skinny_32x12__avx512, ukr_f32_gemm_few_rows_16x3__avx512, ukr_f32_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_f32_gemm_skinny_48x8__avx512},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f32__avx2, pack_panel_f32__avx2, nullptr, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f32__avx2, pack_panel_f32__avx2, ukr_f32_gemm_small_16x6__avx2, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, kAvx2SmallMaxVolume},
     {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},
     {"ukr_bf16_gemm_32x32__amx", "pack_panel_bf16_pairs32__avx512 + pack_panel_bf16_kchunks__avx512", Dtype::bf16, Isa::amx, 32, 32, ukr_bf16_gemm_32x32__amx, nullptr, pack_panel_bf16_pairs32__avx512, pack_panel_bf16_kchunks__avx512, nullptr, nullptr, nullptr, nullptr, 2, 32, 16, kAmxMinKC, amx_thread_begin, amx_thread_end, ukr_bf16_gemm_rows_in_place_32x32__amx, nullptr, nullptr, nullptr},
     {"ukr_bf16_gemm_32x12__avx512bf16", "pack_panel_bf16_pairs__avx512", Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, nullptr, pack_panel_bf16_pairs__avx512, pack_panel_bf16_pairs__avx512, nullptr, nullptr, nullptr, nullptr, 2, 2, 16, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},

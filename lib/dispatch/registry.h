@@ -39,6 +39,11 @@ struct GemmKernel {
     GemmEdgeUkr ukr_edge;  // partial tiles of ukr from its packed panels; may be null (a scratch tile then)
     TransposeF32 transpose_c;  // C^T's blocks to and from C on the skinny path on C^T; set wherever skinny is
     GemmSkinnyUkr skinny_tall;  // the skinny path's 48 x 8 tiles (kSkinnyTallMR x kSkinnyTallNR); may be null
+    // 0: small_f32 serves every rule that reads operands in place through it
+    // (the small path by volume and for thin problems, the blocked path's A or
+    // B read in place). Above 0: small_f32 serves the small path alone, up to
+    // this m*n*k, for a kernel those other rules were not measured with.
+    double small_kernel_max_volume;
 };
 
 std::span<const GemmKernel> gemm_kernels();

@@ -119,7 +119,7 @@ bool packs_b_per_micro_panel(int threads, int64_t blocks_per_group, bool trans_b
 bool first_tile_reads_b_source(const GemmArgs& g, const GemmPlan& plan, bool b_per_micro_panel) {
     const GemmKernel& ker = *plan.kernel;
     return b_per_micro_panel && plan.b_beyond_cache_share && g.input == Dtype::f32 && ker.small_f32 != nullptr &&
-           ker.packed_bytes == 4;
+           ker.small_kernel_max_volume == 0 && ker.packed_bytes == 4;
 }
 
 // Whether, where the first tile of each micro-panel reads B in place
@@ -227,7 +227,8 @@ bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int th
 bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
     const GemmKernel& ker = *plan.kernel;
     return s.threads == 1 && s.blocks_per_group == 1 && !s.k_steps_outside_jc && !g.trans_a &&
-           g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.packed_bytes == 4 && !plan.stream_c &&
+           g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.small_kernel_max_volume == 0 &&
+           ker.packed_bytes == 4 && !plan.stream_c &&
            3 * g.lda <= 2 * plan.blocking.MC;
 }
 

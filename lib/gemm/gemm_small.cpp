@@ -81,11 +81,17 @@ constexpr int64_t kL1SetPeriodBytes = 4096;  // the L1's set period (tile_height
 // 384 x 2048 x 2048 0.995, 384 x 384 x 1024 0.983.
 constexpr int64_t kNarrowTileColumns = 8;
 constexpr int64_t kMaxRowsForNarrowTiles = 320;  // 10 tiles of 32
-bool b_columns_share_l1_sets(const GemmArgs& g) {
-    return !g.trans_b && g.k > 0 && (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
+// (A kernel whose NR columns fit the ways, as AVX2's 6, reads B in place as it is.)
+bool b_columns_share_l1_sets(const GemmArgs& g, const GemmKernel& ker) {
+    return ker.NR > kNarrowTileColumns && !g.trans_b && g.k > 0 &&
+           (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
 }
-bool narrow_b_tiles(const GemmArgs& g) { return b_columns_share_l1_sets(g) && g.m <= kMaxRowsForNarrowTiles; }
-bool copies_b_panels(const GemmArgs& g) { return b_columns_share_l1_sets(g) && !narrow_b_tiles(g); }
+bool narrow_b_tiles(const GemmArgs& g, const GemmKernel& ker) {
+    return b_columns_share_l1_sets(g, ker) && g.m <= kMaxRowsForNarrowTiles;
+}
+bool copies_b_panels(const GemmArgs& g, const GemmKernel& ker) {
+    return b_columns_share_l1_sets(g, ker) && !narrow_b_tiles(g, ker);
+}
 
 // Rows per tile of C: MR, except where all of a tile's k columns fall into the
 // same L1 sets. When lda is a multiple of 4 KiB (the L1's set period: 64 sets
@@ -108,7 +114,7 @@ bool copies_b_panels(const GemmArgs& g) { return b_columns_share_l1_sets(g) && !
 // 0.95-1.01 in another, hence the limit. Other lda: 1040 x 8 x 128 1.008.
 constexpr int64_t kTallTilesMaxColumns = 16;
 int64_t tile_height(const GemmArgs& g, const GemmKernel& ker) {
-    if (narrow_b_tiles(g)) return g.trans_a ? ker.MR : ker.MR + ker.MR / 2;
+    if (narrow_b_tiles(g, ker)) return g.trans_a ? ker.MR : ker.MR + ker.MR / 2;
     const bool same_sets = !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
     if (!same_sets || g.n > kTallTilesMaxColumns) return ker.MR;
     return g.n == 7 || g.n == 8 ? ker.MR + ker.MR / 2 : 2 * ker.MR;
@@ -157,7 +163,7 @@ int64_t packed_a_floats(const GemmArgs& g, const GemmKernel& ker) {
     return g.trans_a ? ceil_div(g.m, ker.MR) * ker.MR * panel_depth(g.k) : 0;
 }
 int64_t b_panel_floats(const GemmArgs& g, const GemmKernel& ker) {
-    return copies_b_panels(g) ? ker.NR * panel_depth(g.k) : 0;
+    return copies_b_panels(g, ker) ? ker.NR * panel_depth(g.k) : 0;
 }
 
 // The tiles of C in column tiles [first_col, last_col) (small_column_tile_width
@@ -219,7 +225,7 @@ float* reserve_small_packed_a(size_t floats) {
 }
 
 int64_t small_column_tile_width(const GemmArgs& g, const GemmKernel& ker) {
-    return narrow_b_tiles(g) ? kNarrowTileColumns : ker.NR;
+    return narrow_b_tiles(g, ker) ? kNarrowTileColumns : ker.NR;
 }
 
 size_t gemm_small_workspace_floats(const GemmArgs& g, const GemmKernel& ker) {
@@ -245,7 +251,7 @@ struct SmallSchedule {
                    int64_t last_col) const {
         const int64_t first_row = block * block_tiles;
         const float* packed_a = g.trans_a ? workspace : nullptr;
-        float* b_panel = copies_b_panels(g) ? workspace + packed_a_floats(g, ker) : nullptr;
+        float* b_panel = copies_b_panels(g, ker) ? workspace + packed_a_floats(g, ker) : nullptr;
         small_tiles(g, ker, height, k_step, packed_a, b_panel,
                     {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
     }
