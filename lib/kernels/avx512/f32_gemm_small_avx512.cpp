@@ -43,8 +43,11 @@ constexpr int kNRFourVectors = 6;   // widest tile of 4 vectors (24 accumulators
 // reads, where a ymm FMA spends only the one: at 100^3, rows 32 + 32 + 36,
 // the last tile's third vector holds 4 rows. (Where the pipes are 512 bits
 // wide, a ymm FMA takes an issue slot as a zmm FMA does: nothing lost.)
-// Measured on the Zen 4 against the masked zmm (`RIDGE_NUM_THREADS=1 ridge-ab
-// OLD NEW n n n 15`): see ukr_f32_gemm_small_32x12__avx512.
+// Measured on the Zen 4 against the masked zmm (`RIDGE_NUM_THREADS=T ridge-ab
+// OLD NEW n n n 9-15 [TRANS]`): 1 thread 40^3 1.183, 72^3 1.107, 100^3 1.074
+// (TN / NT 1.061 / 1.067), 136^3 1.056, 200^3 1.038, 360^3 1.022, 600^3
+// 1.012; 2 threads 100^3 1.059, 200^3 1.032; no partial vector, 96^3 / 128^3
+// / 512^3, 1.001 / 1.008 / 0.998.
 struct LastWhole {
     using Vec = __m512;
     static Vec narrow(__m512 v) { return v; }
