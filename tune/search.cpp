@@ -188,10 +188,10 @@ void search_blocking(KernelSearch& s, double seconds) {
     // at 512 x 2048 x 2048, 2 threads 1.014 / 1.009, TN / NT / TT at 1024^3
     // 1.015 / 1.002 / 1.007 against KC 320 (two profiles, `PROFILE_A=...
     // PROFILE_B=... RIDGE_NUM_THREADS=1 ridge-ab LIB LIB M N K 9-21`), where
-    // 576 and 640 (past the bound) ran 0.980 at 2048^3. Of seven searches with it,
+    // 576 and 640 (past the bound) ran 0.980 at 2048^3. Of eight searches with it,
     // one kept 320 (a main job's, at a load average of 2.3 just after its build);
-    // six chose KC 512, then MC 384 four times (the eighteenth main job's among
-    // them; the searched profile against the one before, KC 320 MC 608: 1024^3
+    // seven chose KC 512, then MC 384 five times (the eighteenth and nineteenth
+    // main jobs' among them; the searched profile against the one before, KC 320 MC 608: 1024^3
     // 1.012, 2048^3 1.009, 384 x 2048 x 2048 1.092, 300 x 3000 x 300 1.044, 200 x
     // 2000 x 2000 1.021, none of 13 shapes below 0.994; 2 threads 1024^3 1.013,
     // 384 x 2048 x 2048 1.086), MC 288 once (the seventeenth main job's: oneDNN
