@@ -1529,6 +1529,8 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
 TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
+    if (ker->small_kernel_max_volume > 0)  // (test_sgemm: SmallKernelKeptToTheSmallPathUpToItsLimit)
+        GTEST_SKIP() << ker->name << "'s small path has a limit of its own, below these shapes";
     ASSERT_GE(ridge::runtime_config().small_max_volume, 256.0 * 256.0 * 256.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 13);
     const char* wide = ker->skinny != nullptr ? "skinny" : "blocked";
@@ -1592,6 +1594,8 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_kernel_max_volume > 0)  // (test_sgemm checks it takes no thin rule)
+        GTEST_SKIP() << "the small kernel serves the small path alone, without the thin rule";
     ASSERT_LT(cfg.small_max_volume, 128.0 * 2048.0 * 1024.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 24);
     // A transposed op(A) of 384 rows just past 8 L2s (the thin rule's cap on its copy per thread).
