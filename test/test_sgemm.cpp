@@ -15,9 +15,9 @@ using namespace ridge_test;
 namespace {
 
 void check_col_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, float beta,
-                     uint32_t seed) {
+                     uint32_t seed, int64_t lda_pad = 3) {
     std::mt19937 rng(seed);
-    const int64_t lda = (ta ? k : m) + 3, ldb = (tb ? n : k) + 1, ldc = m + 2;
+    const int64_t lda = (ta ? k : m) + lda_pad, ldb = (tb ? n : k) + 1, ldc = m + 2;
     auto a = random_matrix(lda * (ta ? m : k), rng);
     auto b = random_matrix(ldb * (tb ? k : n), rng);
     auto c = random_matrix(ldc * n, rng);
@@ -70,7 +70,8 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
 // (GemmKernel::small_kernel_max_volume: AVX2's, run by test_sgemm_avx2) takes
 // the small path up to its own limit and no further, and not for a thin
 // problem either (few rows, B larger than L2), which the small path takes at
-// any volume with the AVX-512 kernel; the products are right on both sides.
+// any volume with the AVX-512 kernel, nor for an A whose columns lie 4 KiB
+// apart (lda = 1024, against 1040); the products are right on both sides.
 TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     const std::string name = ridge_sgemm_kernel_name();
     const ridge::GemmKernel* ker = nullptr;
@@ -83,12 +84,15 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     struct Shape {
         int64_t m, n, k;
         bool small;
-    } shapes[] = {{100, 100, 100, true}, {edge - 1, edge - 1, edge - 1, true}, {edge + 1, edge + 1, edge + 1, false},
-                  {128, 1024, 1024, false}};
+        int64_t lda_pad = 3;
+    } shapes[] = {{100, 100, 100, true},           {edge - 1, edge - 1, edge - 1, true},
+                  {edge + 1, edge + 1, edge + 1, false}, {128, 1024, 1024, false},
+                  {1024, 8, 128, false, 0},        {1024, 8, 128, true, 16}};
     for (const Shape& s : shapes) {
-        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k));
+        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) + ", lda m + " +
+                     std::to_string(s.lda_pad));
         ridge_set_report(1);
-        check_col_major(false, false, s.m, s.n, s.k, 1.0f, 0.0f, 11);
+        check_col_major(false, false, s.m, s.n, s.k, 1.0f, 0.0f, 11, s.lda_pad);
         ridge_set_report(0);
         ridge_report r;
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));

@@ -613,6 +613,8 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
+constexpr int64_t kL1SetPeriodBytes = 4096;  // 64 sets of 64-byte lines (gemm_small.cpp: tile_height)
+
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
@@ -623,8 +625,15 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // settles the usual case without the division.
     const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
     // A kernel whose small kernel serves the small path alone (GemmKernel::
-    // small_kernel_max_volume) takes it up to its own limit, never as a thin problem.
+    // small_kernel_max_volume) takes it up to its own limit, never as a thin
+    // problem, and not for an A whose columns lie a multiple of 4 KiB apart:
+    // the small path's tall tiles there (gemm_small.cpp: tile_height) were
+    // measured with AVX-512's 32-row tiles; AVX2's read a line a column, all
+    // in one L1 set, and ran 0.55-0.83x packing at 1024 x 6-16 x 64-512
+    // (`RIDGE_ISA=avx2 RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9`; at lda =
+    // 1040 the same shapes ran 1.48-1.89x).
     const bool kernel_capped = kernel.small_kernel_max_volume > 0;
+    if (kernel_capped && !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0) return false;
     if (kernel_capped) max_volume = std::min(max_volume, kernel.small_kernel_max_volume);
     const bool beyond_volume = volume > max_volume;  // then only a thin problem, which bounds op(A) itself
     if (beyond_volume && (kernel_capped || !thin_enough_for_small_path(cfg, g, bound_a))) return false;

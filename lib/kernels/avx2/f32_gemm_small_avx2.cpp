@@ -11,7 +11,8 @@
 // 1 vector takes up to 8 rows; 3 vectors x at most 4 columns take 17-24 rows
 // (the driver merges a last remainder of up to 8 rows into the tile before
 // it); 4 vectors x at most 2 columns take 25-32 rows (the driver's tall tiles
-// where lda puts a tile's columns on the same L1 sets). Wider tiles run as
+// where lda puts a tile's columns on the same L1 sets; the dispatcher keeps
+// such an A off this kernel's small path: dispatch.cpp, use_small_path). Wider tiles run as
 // several column pieces. Rows past mr are masked off in the last vector only
 // (vmaskmovps: masked lanes are neither read nor written, so nothing past A
 // or C is touched); columns past nr are never computed (one instance per
@@ -42,17 +43,10 @@ inline __m256i first_lanes_mask(int64_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::clamp<int64_t>(n, 0, kLanes))), index);
 }
 
-// The last vector's 8 rows, whole (kFull) or through the mask.
+// The last vector's 8 rows of A, whole (kFull) or through the mask.
 template <bool kFull>
 inline __m256 load_rows(const float* p, __m256i rows) {
     return kFull ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, rows);
-}
-template <bool kFull>
-inline void store_rows(float* p, __m256i rows, __m256 v) {
-    if (kFull)
-        _mm256_storeu_ps(p, v);
-    else
-        _mm256_maskstore_ps(p, rows, v);
 }
 
 // C[0:8*V, 0:NR]; the last vector's rows through `last_rows` unless kFull.
