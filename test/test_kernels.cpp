@@ -1456,21 +1456,29 @@ TEST(Kernels, SmallAndBlockedPathsSameBits) {
 // most kSkinnyMaxN; with more than 512 rows and columns not a multiple of 8
 // KiB apart, as here, on any team and wherever A lives:
 // DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows), never beyond
-// it, and with A transposed never (the few-rows path on C^T takes those:
-// DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA; the result is
-// right either way).
+// it, nor beyond the kernel's own limit, GemmKernel::skinny_max_columns), and
+// with A transposed never (the few-rows path on C^T takes those where the
+// kernel has one: DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA;
+// the result is right either way).
 TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 12);
-    const int64_t widest = std::min(ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)],
-                                    ridge::kSkinnyMaxN);  // 128 unless a profile moved it lower
+    const int64_t kernel_widest = ker->skinny_max_columns > 0 ? ker->skinny_max_columns : ridge::kSkinnyMaxN;
+    const int64_t widest = std::min({ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)],
+                                     ridge::kSkinnyMaxN, kernel_widest});  // 128 unless moved lower
     ASSERT_GT(widest, 24);
+    // 300 x 40 x 1000 is past the skinny path's height for 40 columns; a kernel
+    // whose small kernel has a volume limit of its own (AVX2's) takes it on the
+    // small path (its 6-column tile of B fits L1, so A is read in blocks of
+    // rows), the others pack.
+    const char* short_wide = ker->small_kernel_max_volume >= 300.0 * 40.0 * 1000.0 ? "small" : "blocked";
+    const char* transposed_a = ker->few_rows != nullptr ? "skinny_trans_a" : "blocked";
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
                   {700, widest, 500, false, false, 0, "skinny"},
-                  {300, 40, 1000, false, false, 0, "blocked"},
+                  {300, 40, 1000, false, false, 0, short_wide},
                   {700, widest + 1, 500, false, false, 0, "blocked"},
-                  {700, 40, 500, true, false, 0, "skinny_trans_a"}},
+                  {700, 40, 500, true, false, 0, transposed_a}},
                  -1.5f, 0.5f, rng);
 }
 
@@ -1490,8 +1498,9 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 18);
     const int64_t n = ridge::kSkinnyMaxColumnsShared + 8;
-    const int64_t widest = std::min(cfg.skinny_max_columns[int(ridge::Dtype::f32)], ridge::kSkinnyMaxN);
-    const char* wide = widest >= n ? "skinny" : "blocked";  // 128 built in
+    const int64_t kernel_widest = ker->skinny_max_columns > 0 ? ker->skinny_max_columns : ridge::kSkinnyMaxN;
+    const int64_t widest = std::min({cfg.skinny_max_columns[int(ridge::Dtype::f32)], ridge::kSkinnyMaxN, kernel_widest});
+    const char* wide = widest >= n ? "skinny" : "blocked";  // 128 built in (AVX2's kernel: 32)
     // k for an A of m rows `llc_times` the size of the last-level cache.
     auto k_for = [&](int64_t m, double llc_times) {
         return int64_t(llc_times * cfg.stream_c_min_bytes / (4.0 * double(m)));
@@ -1738,21 +1747,23 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 
 // Dispatch sends few rows of C with B transposed (either A) to the skinny path
 // on C^T, with that path's limits with m and n swapped (fp32: up to all the
-// rows it holds, kSkinnyMaxN, and from 25 rows on only with 512 columns or
-// more), and only with k at least 2 m; not B untransposed, not what the small
-// path takes.
+// rows it holds, kSkinnyMaxN, or the kernel's own limit, and from 25 rows on
+// only with 512 columns or more), and only with k at least 2 m; not B
+// untransposed (the few-rows path where the kernel has one, else the small
+// path), not what the small path takes.
 TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
     std::mt19937 rng(test_seed() + 18);
-    const int64_t widest = ridge::kSkinnyMaxN;
+    const int64_t widest = ker->skinny_max_columns > 0 ? ker->skinny_max_columns : ridge::kSkinnyMaxN;
+    const char* untransposed = ker->few_rows != nullptr ? "skinny_m" : "small";
     expect_paths({{16, 1000, 600, false, true, 0, "skinny_trans_b"},
                   {24, 2000, 96, true, true, 3, "skinny_trans_b"},
-                  {widest, 600, 2 * widest, false, true, 0, "skinny_trans_b"},
-                  {widest, 600, 2 * widest - 1, false, true, 0, "blocked"},
+                  {widest, 4096, 2 * widest, false, true, 0, "skinny_trans_b"},
+                  {widest, 4096, 2 * widest - 1, false, true, 0, "blocked"},
                   {widest + 1, 1000, 1000, false, true, 0, "blocked"},
                   {30, 400, 1000, false, true, 0, "blocked"},
-                  {16, 1000, 600, false, false, 0, "skinny_m"},
+                  {16, 1000, 600, false, false, 0, untransposed},
                   {16, 60, 600, false, true, 0, "small"}},
                  1.25f, 0.5f, rng);
 }

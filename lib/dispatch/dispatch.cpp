@@ -173,12 +173,18 @@ constexpr int64_t kGemvPrefetchElements = 256;
 // 768 x 48 x 2048 1.02, 1000 x 64 x 1000 1.07. Up to 24 columns the skinny
 // path wins at any height (packing A repays nothing there).
 constexpr int64_t kSkinnyNarrowColumns = 24;
+// The distance at which two addresses share an L1 set: 64 sets of 64-byte lines
+// (gemm_small.cpp: tile_height).
+constexpr int64_t kL1SetPeriodBytes = 4096;
 constexpr int64_t kSkinnyWideMinRows = 512;
 
-// The skinny path's shape: A untransposed, at most `widest` columns, enough rows.
+// The skinny path's shape: A untransposed, at most `widest` columns (and no
+// more than the kernel's own limit, GemmKernel::skinny_max_columns), enough rows.
 bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {
     const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
-    return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min(widest, kSkinnyMaxN) && g.m >= min_rows;
+    const int64_t kernel_widest = kernel.skinny_max_columns > 0 ? kernel.skinny_max_columns : kSkinnyMaxN;
+    return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min({widest, kSkinnyMaxN, kernel_widest}) &&
+           g.m >= min_rows;
 }
 
 bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g);
@@ -204,11 +210,21 @@ bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
 // thread streams A from memory, or where A has more than kSkinnyWideMinRows
 // rows and its columns are not a multiple of 8 KiB apart; else up to
 // kSkinnyMaxColumnsShared.
+//
+// A kernel without the tall tiles (GemmKernel::skinny_tall) keeps an A whose
+// columns lie a multiple of 4 KiB apart to kSkinnyNarrowColumns: each of its
+// tiles then reads its chunk's columns from one L1 set (the tall tiles' reason,
+// skinny_tall_tile_avx512.h), re-read for every column group. The AVX2 kernel,
+// 16-row tiles, 2 threads, `RIDGE_ISA=avx2 RIDGE_NUM_THREADS=2 ridge-ab OLD NEW
+// 4096 n 4096 7` against packing: n = 24 1.32, 28 1.08, 32 0.95 (4000 x 32 x
+// 4000 1.32).
 bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
     const int64_t measured = cfg.skinny_max_columns[int(g.input)];
     const bool full_width =
         one_thread_streams_a(cfg, g) || (g.m > kSkinnyWideMinRows && !a_columns_multiple_of_8_kib_apart(g));
-    const int64_t widest = full_width ? measured : std::min(measured, kSkinnyMaxColumnsShared);
+    int64_t widest = full_width ? measured : std::min(measured, kSkinnyMaxColumnsShared);
+    if (kernel.skinny_tall == nullptr && g.lda * int64_t(dtype_bytes(g.input)) % kL1SetPeriodBytes == 0)
+        widest = std::min(widest, kSkinnyNarrowColumns);
     return skinny_shape(kernel, g, widest);
 }
 
@@ -613,7 +629,6 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
-constexpr int64_t kL1SetPeriodBytes = 4096;  // 64 sets of 64-byte lines (gemm_small.cpp: tile_height)
 
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).

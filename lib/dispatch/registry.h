@@ -44,6 +44,10 @@ struct GemmKernel {
     // B read in place). Above 0: small_f32 serves the small path alone, up to
     // this m*n*k, for a kernel those other rules were not measured with.
     double small_kernel_max_volume;
+    // 0: the skinny path's own limits (kSkinnyMaxN, the profile's crossover).
+    // Above 0: skinny serves at most this many columns of C (rows of C on C^T),
+    // for a kernel whose crossover against its blocked path lies lower.
+    int64_t skinny_max_columns;
 };
 
 std::span<const GemmKernel> gemm_kernels();

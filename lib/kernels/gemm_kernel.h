@@ -124,6 +124,9 @@ void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float a
 void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
                                        int64_t ldc, const void* a_next);
+void ukr_f32_gemm_skinny_16x6__avx2(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
+                                    const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
+                                    const void* a_next);
 // The skinny kernels' tall tiles: mr <= kSkinnyTallMR, nr <= kSkinnyTallNR (skinny_tall_tile_avx512.h).
 constexpr int kSkinnyTallMR = 48;
 constexpr int kSkinnyTallNR = 8;
@@ -163,6 +166,7 @@ void ukr_bf16_gemm_few_rows_outer__avx512(int64_t m, int64_t nr, int64_t k, floa
 // each block of C^T from C's rows into its scratch and scatters it back with it.
 using TransposeF32 = void (*)(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd);
 void transpose_f32__avx512(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd);
+void transpose_f32__avx2(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd);
 
 // Set-up and tear-down a kernel may need around its calls on one thread
 // within one GEMM call (AMX: tile configuration); may be null.

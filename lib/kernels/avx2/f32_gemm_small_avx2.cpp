@@ -23,31 +23,18 @@
 // order in both. So C is bit for bit what the blocked path gives.
 #include <immintrin.h>
 
-#include <algorithm>
-
+#include "kernels/avx2/lanes_avx2.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 namespace {
 
-constexpr int kLanes = 8;  // fp32 lanes of a ymm
+constexpr int kLanes = kLanesAvx2;
 constexpr int kNR = 6;     // widest tile of 1 or 2 vectors (the 16 x 6 kernel's NR)
 
 // Widest tile of V vectors: V * NR accumulators + V A vectors + 1 broadcast <= 16 registers.
 template <int V>
 constexpr int kWidest = V <= 2 ? kNR : V == 3 ? 4 : 2;
-
-// The first n of a ymm's 8 lanes, as vmaskmovps's mask (the sign bit of each 32-bit lane).
-inline __m256i first_lanes_mask(int64_t n) {
-    const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::clamp<int64_t>(n, 0, kLanes))), index);
-}
-
-// The last vector's 8 rows of A, whole (kFull) or through the mask.
-template <bool kFull>
-inline __m256 load_rows(const float* p, __m256i rows) {
-    return kFull ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, rows);
-}
 
 // C[0:8*V, 0:NR]; the last vector's rows through `last_rows` unless kFull.
 template <int V, int NR, bool kFull>
