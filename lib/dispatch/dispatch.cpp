@@ -629,7 +629,6 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
-
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
