@@ -99,3 +99,48 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
         EXPECT_EQ(s.small, std::string(r.path) == "small") << "path " << r.path;
     }
 }
+
+// A kernel whose skinny kernel has a width limit of its own
+// (GemmKernel::skinny_max_columns: AVX2's 32, run by test_sgemm_avx2) takes the
+// skinny path up to that many columns of C and no further, on C^T up to that
+// many rows; and, without the tall tiles, only up to 24 columns where A's
+// columns lie a multiple of 4 KiB apart (lda 4096 against 4003). The products
+// are right on every path.
+TEST(Sgemm, SkinnyKernelKeptToItsOwnWidth) {
+    const std::string name = ridge_sgemm_kernel_name();
+    const ridge::GemmKernel* ker = nullptr;
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
+        if (k.input == ridge::Dtype::f32 && name == k.name) ker = &k;
+    ASSERT_NE(nullptr, ker) << name;
+    if (ker->skinny == nullptr || ker->skinny_max_columns <= 0)
+        GTEST_SKIP() << name << " has no skinny kernel with a width limit of its own";
+    const int64_t widest = ker->skinny_max_columns;
+    ASSERT_GT(widest, 25) << "the shapes below assume a limit past the 4 KiB stride's 24 columns";
+    const int64_t pad_to_4_kib = 4096 - 4000;  // A's columns 16 KiB apart
+    struct Shape {
+        int64_t m, n, k;
+        bool tb;
+        int64_t lda_pad;
+        const char* path;  // the path it must take, or nullptr: any but a skinny one
+    } shapes[] = {{4000, widest, 300, false, 3, "skinny"},
+                  {4000, widest + 1, 300, false, 3, nullptr},
+                  {4000, 24, 300, false, pad_to_4_kib, "skinny"},
+                  {4000, 25, 300, false, pad_to_4_kib, nullptr},
+                  {4000, 25, 300, false, 3, "skinny"},
+                  {widest, 4096, 2 * widest, true, 3, "skinny_trans_b"},
+                  {widest + 1, 4096, 2 * widest + 2, true, 3, nullptr}};
+    for (const Shape& s : shapes) {
+        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) +
+                     (s.tb ? " NT" : " NN") + ", lda + " + std::to_string(s.lda_pad));
+        ridge_set_report(1);
+        check_col_major(false, s.tb, s.m, s.n, s.k, 1.0f, 0.5f, 13, s.lda_pad);
+        ridge_set_report(0);
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        const std::string path = r.path;
+        if (s.path != nullptr)
+            EXPECT_EQ(s.path, path);
+        else
+            EXPECT_EQ(std::string::npos, path.find("skinny")) << "path " << path;
+    }
+}
