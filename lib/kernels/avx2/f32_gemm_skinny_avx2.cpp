@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "kernels/avx2/lanes_avx2.h"
+#include "kernels/avx2/transpose_avx2.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -110,28 +111,12 @@ void transpose_partial_block(int64_t rows, int64_t cols, const float* src, int64
         for (int64_t j = 0; j < cols; ++j) dst[j + i * ldd] = src[i + j * lds];
 }
 
-// A whole 8 x 8 block: 8 column loads, the in-register transpose (unpack
-// pairs, then quads, then swap 128-bit halves), 8 row stores.
+// A whole 8 x 8 block: 8 column loads, the in-register transpose, 8 row stores.
 void transpose_8x8_block(const float* src, int64_t lds, float* dst, int64_t ldd) {
     __m256 v[8];
     for (int j = 0; j < 8; ++j) v[j] = _mm256_loadu_ps(src + j * lds);
-    __m256 pairs[8];
-    for (int j = 0; j < 8; j += 2) {
-        pairs[j] = _mm256_unpacklo_ps(v[j], v[j + 1]);
-        pairs[j + 1] = _mm256_unpackhi_ps(v[j], v[j + 1]);
-    }
-    __m256 quads[8];
-    for (int j = 0; j < 8; j += 4) {
-        quads[j] = _mm256_shuffle_ps(pairs[j], pairs[j + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        quads[j + 1] = _mm256_shuffle_ps(pairs[j], pairs[j + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        quads[j + 2] = _mm256_shuffle_ps(pairs[j + 1], pairs[j + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        quads[j + 3] = _mm256_shuffle_ps(pairs[j + 1], pairs[j + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    // quads[0..3] hold rows 0-3 (low half) and 4-7 (high half) of columns 0-3; quads[4..7] of columns 4-7.
-    for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x20));
-        _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(quads[i], quads[i + 4], 0x31));
-    }
+    transpose_8x8(v);  // v[i] lane j = src(i, j)
+    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * ldd, v[i]);
 }
 
 }  // namespace

@@ -7,35 +7,12 @@
 
 #include <algorithm>
 
+#include "kernels/avx2/lanes_avx2.h"
+#include "kernels/avx2/transpose_avx2.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
 namespace {
-
-// Lanes [0, n) set, for maskload/maskstore.
-__m256i first_lanes(int64_t n) {
-    const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(std::clamp<int64_t>(n, 0, 8))), index);
-}
-
-// r[i] lane j becomes r[j] lane i: 4x2 blocks in 128-bit lanes, then across lanes.
-void transpose_8x8(__m256 r[8]) {
-    __m256 t[8], u[8];
-    for (int g = 0; g < 2; ++g) {
-        t[4 * g + 0] = _mm256_unpacklo_ps(r[4 * g], r[4 * g + 1]);
-        t[4 * g + 1] = _mm256_unpackhi_ps(r[4 * g], r[4 * g + 1]);
-        t[4 * g + 2] = _mm256_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]);
-        t[4 * g + 3] = _mm256_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
-        u[4 * g + 0] = _mm256_shuffle_ps(t[4 * g + 0], t[4 * g + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g + 0], t[4 * g + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int q = 0; q < 4; ++q) {
-        r[q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x20);
-        r[4 + q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x31);
-    }
-}
 
 // Masked stores (vmaskmovps) are the slow part of packing on AMD's cores, and a
 // panel narrower than a multiple of 8 (the 6-row B panels) would need one per
@@ -56,18 +33,19 @@ void pack_rows_contiguous(const float* src, int64_t ld, int64_t rows, int64_t kc
         const float* s = src + p * ld;
         float* d = dst + p * width;
         for (int64_t i = 0; i < width; i += 8) {
-            const __m256 v = whole_panel ? _mm256_loadu_ps(s + i) : _mm256_maskload_ps(s + i, first_lanes(rows - i));
-            store_step(d + i, p, kc, width, i, first_lanes(width - i), v);
+            const __m256 v =
+                whole_panel ? _mm256_loadu_ps(s + i) : _mm256_maskload_ps(s + i, first_lanes_mask(rows - i));
+            store_step(d + i, p, kc, width, i, first_lanes_mask(width - i), v);
         }
     }
 }
 
 void pack_rows_strided(const float* src, int64_t ld, int64_t rows, int64_t kc, int64_t width, float* dst) {
     for (int64_t i0 = 0; i0 < width; i0 += 8) {  // 8 rows of the panel at a time
-        const __m256i store_lanes = first_lanes(width - i0);
+        const __m256i store_lanes = first_lanes_mask(width - i0);
         for (int64_t p0 = 0; p0 < kc; p0 += 8) {  // 8 k steps at a time
             const int64_t steps = std::min<int64_t>(8, kc - p0);
-            const __m256i load_lanes = first_lanes(steps);
+            const __m256i load_lanes = first_lanes_mask(steps);
             __m256 r[8];
             for (int i = 0; i < 8; ++i) {
                 const float* s = src + (i0 + i) * ld + p0;
