@@ -33,6 +33,13 @@ void check_col_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float al
                 << "i=" << i << " j=" << j << " m=" << m << " n=" << n << " k=" << k;
 }
 
+// The registry's fp32 kernel of that name (the one ridge_sgemm_kernel_name reports), or null.
+const ridge::GemmKernel* fp32_kernel_named(const std::string& name) {
+    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
+        if (k.input == ridge::Dtype::f32 && name == k.name) return &k;
+    return nullptr;
+}
+
 }  // namespace
 
 TEST(Sgemm, SquareAndRectangular) {
@@ -74,9 +81,7 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
 // apart (lda = 1024, against 1040); the products are right on both sides.
 TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     const std::string name = ridge_sgemm_kernel_name();
-    const ridge::GemmKernel* ker = nullptr;
-    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
-        if (k.input == ridge::Dtype::f32 && name == k.name) ker = &k;
+    const ridge::GemmKernel* ker = fp32_kernel_named(name);
     ASSERT_NE(nullptr, ker) << name;
     if (ker->small_f32 == nullptr || ker->small_kernel_max_volume <= 0)
         GTEST_SKIP() << name << " has no small kernel kept to the small path";
@@ -108,9 +113,7 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
 // are right on every path.
 TEST(Sgemm, SkinnyKernelKeptToItsOwnWidth) {
     const std::string name = ridge_sgemm_kernel_name();
-    const ridge::GemmKernel* ker = nullptr;
-    for (const ridge::GemmKernel& k : ridge::gemm_kernels())
-        if (k.input == ridge::Dtype::f32 && name == k.name) ker = &k;
+    const ridge::GemmKernel* ker = fp32_kernel_named(name);
     ASSERT_NE(nullptr, ker) << name;
     if (ker->skinny == nullptr || ker->skinny_max_columns <= 0)
         GTEST_SKIP() << name << " has no skinny kernel with a width limit of its own";
