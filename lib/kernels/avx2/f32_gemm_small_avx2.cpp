@@ -30,7 +30,7 @@ namespace ridge {
 namespace {
 
 constexpr int kLanes = kLanesAvx2;
-constexpr int kNR = 6;     // widest tile of 1 or 2 vectors (the 16 x 6 kernel's NR)
+constexpr int kNR = 6;  // widest tile of 1 or 2 vectors (the 16 x 6 kernel's NR)
 
 // Widest tile of V vectors: V * NR accumulators + V A vectors + 1 broadcast <= 16 registers.
 template <int V>
