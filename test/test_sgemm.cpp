@@ -1,12 +1,14 @@
 // ridge_sgemm against the double reference on random shapes, all transposes and layouts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
 #include "dispatch/cpu_features.h"
 #include "dispatch/registry.h"
+#include "tuning/topology.h"
 #include "reference.h"
 #include "ridge/ridge.h"
 
@@ -75,10 +77,10 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
 
 // A kernel whose small kernel serves the small path alone
 // (GemmKernel::small_kernel_max_volume: AVX2's, run by test_sgemm_avx2) takes
-// the small path up to its own limit and no further, and not for a thin
-// problem either (few rows, B larger than L2), which the small path takes at
-// any volume with the AVX-512 kernel, nor for an A whose columns lie 4 KiB
-// apart (lda = 1024, against 1040); the products are right on both sides.
+// the small path up to its own limit and, past it, only for a thin problem of
+// at most its own small_thin_max_rows rows of C (op(B) larger than L2, op(A)
+// within it), not for an A whose columns lie 4 KiB apart (lda = 1024, against
+// 1040); the products are right on both sides.
 TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     const std::string name = ridge_sgemm_kernel_name();
     const ridge::GemmKernel* ker = fp32_kernel_named(name);
@@ -86,13 +88,31 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     if (ker->small_f32 == nullptr || ker->small_kernel_max_volume <= 0)
         GTEST_SKIP() << name << " has no small kernel kept to the small path";
     const int64_t edge = int64_t(std::cbrt(ker->small_kernel_max_volume));
+    const int64_t thin_rows = ker->small_thin_max_rows;
+    const int64_t l2_bytes = ridge::machine_topology().l2.size_bytes;
+    ASSERT_GT(thin_rows, 24) << "the thin shapes below assume more rows";
+    // Thin problems k deep: op(A) of up to thin_rows + 1 rows (padded to MR) within L2;
+    // n wide enough for the volume past the limit (and op(B) past L2).
+    const int64_t thin_k = l2_bytes / (4 * (thin_rows + ker->MR));
+    auto wide_enough = [&](int64_t rows, int64_t k) {
+        return std::max(int64_t(ker->small_kernel_max_volume / double(rows * k)), 2 * l2_bytes / (4 * k)) + 1;
+    };
+    const int64_t thin_n = wide_enough(thin_rows, thin_k), few_n = wide_enough(24, thin_k);
+    // op(A) just past L2: 24 rows (32 padded), k deep enough for it.
+    const int64_t deep_k = l2_bytes / (4 * 32) + 64, deep_n = wide_enough(24, deep_k);
     struct Shape {
         int64_t m, n, k;
         bool small;
         int64_t lda_pad = 3;
-    } shapes[] = {{100, 100, 100, true},           {edge - 1, edge - 1, edge - 1, true},
-                  {edge + 1, edge + 1, edge + 1, false}, {128, 1024, 1024, false},
-                  {1024, 8, 128, false, 0},        {1024, 8, 128, true, 16}};
+    } shapes[] = {{100, 100, 100, true},
+                  {edge - 1, edge - 1, edge - 1, true},
+                  {edge + 1, edge + 1, edge + 1, false},
+                  {thin_rows, thin_n, thin_k, true},
+                  {24, few_n, thin_k, true},
+                  {thin_rows + 1, thin_n, thin_k, false},
+                  {24, deep_n, deep_k, false},
+                  {1024, 8, 128, false, 0},
+                  {1024, 8, 128, true, 16}};
     for (const Shape& s : shapes) {
         SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) + ", lda m + " +
                      std::to_string(s.lda_pad));

@@ -629,6 +629,19 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
+// The thin rule of a kernel whose small kernel has a volume limit of its own
+// (GemmKernel::small_thin_max_rows; registry.cpp has AVX2's figures): op(B)
+// larger than L2 as above, but op(A), padded to whole MR-row panels, within
+// L2, and rows from 1 (such a kernel has no few-rows path: AVX2's few rows
+// took the blocked path, 32 x 2048 x 2048 at 0.72x the small path).
+bool thin_enough_for_capped_small_kernel(const GemmKernel& kernel, const GemmArgs& g) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    const double a_panels = std::ceil(double(g.m) / double(kernel.MR));
+    const double a_bytes = double(sizeof(float)) * a_panels * double(kernel.MR) * double(g.k);
+    const double b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
+    return g.m <= kernel.small_thin_max_rows && a_bytes <= l2_bytes && b_bytes > l2_bytes;
+}
+
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
@@ -639,8 +652,8 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     // settles the usual case without the division.
     const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
     // A kernel whose small kernel serves the small path alone (GemmKernel::
-    // small_kernel_max_volume) takes it up to its own limit, never as a thin
-    // problem, and not for an A whose columns lie a multiple of 4 KiB apart:
+    // small_kernel_max_volume) takes it up to its own limit and for thin
+    // problems by its own rule, and not for an A whose columns lie a multiple of 4 KiB apart:
     // the small path's tall tiles there (gemm_small.cpp: tile_height) were
     // measured with AVX-512's 32-row tiles; AVX2's read a line a column, all
     // in one L1 set, and ran 0.55-0.83x packing at 1024 x 6-16 x 64-512
@@ -650,7 +663,9 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     if (kernel_capped && !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0) return false;
     if (kernel_capped) max_volume = std::min(max_volume, kernel.small_kernel_max_volume);
     const bool beyond_volume = volume > max_volume;  // then only a thin problem, which bounds op(A) itself
-    if (beyond_volume && (kernel_capped || !thin_enough_for_small_path(cfg, g, bound_a))) return false;
+    if (beyond_volume && !(kernel_capped ? thin_enough_for_capped_small_kernel(kernel, g)
+                                         : thin_enough_for_small_path(cfg, g, bound_a)))
+        return false;
     // A larger op(A) only where its rows are blocked (each block within L2).
     if (!beyond_volume && bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
         const double panels = std::ceil(double(g.m) / double(kernel.MR));

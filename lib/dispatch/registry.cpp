@@ -20,6 +20,20 @@ constexpr int64_t kAmxMinKC = 1024;
 // 128 x 4096 x 4096 0.95 (see GemmKernel::small_kernel_max_volume).
 constexpr double kAvx2SmallMaxVolume = 448.0 * 448.0 * 448.0;
 
+// Past that volume, the AVX2 small kernel still takes thin problems of up to
+// 128 rows whose op(A) fits L2 (B larger than L2): the blocked path packs all
+// of B for so few rows. Against it, with RIDGE_ISA=avx2 on the Zen 4
+// (`RIDGE_ISA=avx2 RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 7 [TN]`), 1
+// thread: 8 x 4096 x 4096 2.31, 24 x 1024 x 4096 1.88, 32 x 2048 x 2048 1.38
+// (TN 1.40), 40 x 4096 x 1024 1.41, 56 x 4000 x 1500 1.35, 64 x 2048 x 2048
+// 1.17 (TN 1.23), 100 x 3000 x 1000 1.18 (TN 1.20), 112 x 2048 x 2048 1.06,
+// 128 x 1024 x 1024 1.06, 128 x 2048 x 2048 1.05 (TN 1.10), 32 x 1024 x 8192
+// 1.15; 2 threads 24 x 4096 x 4096 1.64, 32 x 2048 x 2048 1.35, 64 x 2048 x
+// 2048 1.13, 100 x 3000 x 1000 TN 1.30, 128 x 1024 x 1024 1.09. Not kept: op(A)
+// past L2, 96 x 1024 x 4096 1.00, 128 x 4096 x 4096 0.97 (64 x 4096 x 4096,
+// exactly L2, 1.00); more rows, 192 x 1024 x 1024 1.00, 256 x 1024 x 1024 0.98.
+constexpr int64_t kAvx2SmallThinMaxRows = 128;
+
 // The AVX2 skinny kernel up to 32 columns of C (rows of C on C^T): against
 // packing, with RIDGE_ISA=avx2 on the Zen 4 (`RIDGE_ISA=avx2
 // RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 5-7 [NT]`), 1 thread 4096 x n x
@@ -38,19 +52,19 @@ constexpr GemmKernel kGemmKernels[] = {
     // name, packer name(s), input, ISA, MR, NR, kernel, its C-streaming twin, A packer, B packer, small kernel,
     // skinny kernel, few-rows kernels (dot and outer products), packed bytes, k group, fp32 lanes, KC floor, thread begin/end hooks,
     // kernel reading op(A)'s rows in place, edge-tile kernel, C^T's transposing copy, the skinny path's tall tiles,
-    // the small kernel's own volume limit (0: none; GemmKernel::small_kernel_max_volume),
+    // the small kernel's own volume limit (0: none; GemmKernel::small_kernel_max_volume) and thin rows past it,
     // the skinny kernel's own width limit (0: none; GemmKernel::skinny_max_columns)
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, ukr_f32_gemm_skinny_32x12__avx512, ukr_f32_gemm_few_rows_16x3__avx512, ukr_f32_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_f32_gemm_skinny_48x8__avx512, 0, 0},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f32__avx2, pack_panel_f32__avx2, ukr_f32_gemm_small_16x6__avx2, ukr_f32_gemm_skinny_16x6__avx2, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, transpose_f32__avx2, nullptr, kAvx2SmallMaxVolume, kAvx2SkinnyMaxColumns},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_bf16_gemm_32x32__amx", "pack_panel_bf16_pairs32__avx512 + pack_panel_bf16_kchunks__avx512", Dtype::bf16, Isa::amx, 32, 32, ukr_bf16_gemm_32x32__amx, nullptr, pack_panel_bf16_pairs32__avx512, pack_panel_bf16_kchunks__avx512, nullptr, nullptr, nullptr, nullptr, 2, 32, 16, kAmxMinKC, amx_thread_begin, amx_thread_end, ukr_bf16_gemm_rows_in_place_32x32__amx, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_bf16_gemm_32x12__avx512bf16", "pack_panel_bf16_pairs__avx512", Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, nullptr, pack_panel_bf16_pairs__avx512, pack_panel_bf16_pairs__avx512, nullptr, nullptr, nullptr, nullptr, 2, 2, 16, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_bf16_to_f32__avx512", Dtype::bf16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_bf16_to_f32__avx512, pack_panel_bf16_to_f32__avx512, nullptr, ukr_bf16_gemm_skinny_32x12__avx512, ukr_bf16_gemm_few_rows_16x3__avx512, ukr_bf16_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_bf16_gemm_skinny_48x8__avx512, 0, 0},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f16_to_f32__avx512", Dtype::f16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f16_to_f32__avx512, pack_panel_f16_to_f32__avx512, nullptr, ukr_f16_gemm_skinny_32x12__avx512, ukr_f16_gemm_few_rows_16x3__avx512, ukr_f16_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_f16_gemm_skinny_48x8__avx512, 0, 0},
-    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
-    {"ukr_f32_gemm_8x4__ref", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0},
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f32__avx512", Dtype::f32, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f32__avx512, pack_panel_f32__avx512, ukr_f32_gemm_small_32x12__avx512, ukr_f32_gemm_skinny_32x12__avx512, ukr_f32_gemm_few_rows_16x3__avx512, ukr_f32_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_f32_gemm_skinny_48x8__avx512, 0, 0, 0},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f32__avx2", Dtype::f32, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f32__avx2, pack_panel_f32__avx2, ukr_f32_gemm_small_16x6__avx2, ukr_f32_gemm_skinny_16x6__avx2, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, transpose_f32__avx2, nullptr, kAvx2SmallMaxVolume, kAvx2SmallThinMaxRows, kAvx2SkinnyMaxColumns},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_f32__ref", Dtype::f32, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f32__ref, pack_panel_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_bf16_gemm_32x32__amx", "pack_panel_bf16_pairs32__avx512 + pack_panel_bf16_kchunks__avx512", Dtype::bf16, Isa::amx, 32, 32, ukr_bf16_gemm_32x32__amx, nullptr, pack_panel_bf16_pairs32__avx512, pack_panel_bf16_kchunks__avx512, nullptr, nullptr, nullptr, nullptr, 2, 32, 16, kAmxMinKC, amx_thread_begin, amx_thread_end, ukr_bf16_gemm_rows_in_place_32x32__amx, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_bf16_gemm_32x12__avx512bf16", "pack_panel_bf16_pairs__avx512", Dtype::bf16, Isa::avx512bf16, 32, 12, ukr_bf16_gemm_32x12__avx512bf16, nullptr, pack_panel_bf16_pairs__avx512, pack_panel_bf16_pairs__avx512, nullptr, nullptr, nullptr, nullptr, 2, 2, 16, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_bf16_to_f32__avx512", Dtype::bf16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_bf16_to_f32__avx512, pack_panel_bf16_to_f32__avx512, nullptr, ukr_bf16_gemm_skinny_32x12__avx512, ukr_bf16_gemm_few_rows_16x3__avx512, ukr_bf16_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_bf16_gemm_skinny_48x8__avx512, 0, 0, 0},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_bf16_to_f32__ref", Dtype::bf16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_bf16_to_f32__ref, pack_panel_bf16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_f32_gemm_32x12__avx512", "pack_panel_f16_to_f32__avx512", Dtype::f16, Isa::avx512, 32, 12, ukr_f32_gemm_32x12__avx512, ukr_f32_gemm_32x12_stream_c__avx512, pack_panel_f16_to_f32__avx512, pack_panel_f16_to_f32__avx512, nullptr, ukr_f16_gemm_skinny_32x12__avx512, ukr_f16_gemm_few_rows_16x3__avx512, ukr_f16_gemm_few_rows_outer__avx512, 4, 1, 16, 0, nullptr, nullptr, nullptr, ukr_f32_gemm_edge_32x12__avx512, transpose_f32__avx512, ukr_f16_gemm_skinny_48x8__avx512, 0, 0, 0},
+    {"ukr_f32_gemm_16x6__avx2", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::avx2, 16, 6, ukr_f32_gemm_16x6__avx2, nullptr, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 8, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
+    {"ukr_f32_gemm_8x4__ref", "pack_panel_f16_to_f32__ref", Dtype::f16, Isa::ref, 8, 4, ukr_f32_gemm_8x4__ref, nullptr, pack_panel_f16_to_f32__ref, pack_panel_f16_to_f32__ref, nullptr, nullptr, nullptr, nullptr, 4, 1, 1, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0},
 };
 
 // GEMV: one line per (input type, ISA); best first.
