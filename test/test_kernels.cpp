@@ -1436,16 +1436,23 @@ TEST(Kernels, SmallAndBlockedPathsSameBits) {
                     ++serial;
                     SCOPED_TRACE(std::string(ker->name) + " " + c.describe() + (b_in_place ? ", B in place" : ""));
                     Operands ops(c, rng);
-                    Guarded c_small = ops.c;
+                    Guarded c_small = ops.c, c_deep = ops.c;
                     const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
                     blocked.b_from_memory = blocked.b_beyond_cache_share = b_in_place;
                     small.small_a_block_floats = ridge::small_path_a_block_floats(*ker, c.k);
+                    // The small path with each KC step over all of C before the next (deep problems, one thread).
+                    ridge::GemmPlan deep = small;
+                    deep.small_k_steps_outside = true;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, ops.c.data()), blocked));
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, c_small.data()), small));
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, c_deep.data()), deep));
                     ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
                     ASSERT_TRUE(c_small.untouched_outside());
-                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_small.data(), sizeof(float) * size_t(c.ldc() * c.n)))
-                        << "the small and the blocked path differ";
+                    ASSERT_TRUE(c_deep.untouched_outside());
+                    const size_t bytes = sizeof(float) * size_t(c.ldc() * c.n);
+                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_small.data(), bytes)) << "the small and the blocked path differ";
+                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_deep.data(), bytes))
+                        << "the small path's k steps outside its tiles and the blocked path differ";
                 }
     }
 }
@@ -1603,8 +1610,8 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";
-    if (cfg.gemm(ridge::Dtype::f32).kernel->small_kernel_max_volume > 0)  // (test_sgemm checks it takes no thin rule)
-        GTEST_SKIP() << "the small kernel serves the small path alone, without the thin rule";
+    if (cfg.gemm(ridge::Dtype::f32).kernel->small_kernel_max_volume > 0)  // (test_sgemm checks its own thin rule)
+        GTEST_SKIP() << "the small kernel has a thin rule of its own (GemmKernel::small_thin_max_rows)";
     ASSERT_LT(cfg.small_max_volume, 128.0 * 2048.0 * 1024.0) << "the built-in limit (no profile)";
     std::mt19937 rng(test_seed() + 24);
     // A transposed op(A) of 384 rows just past 8 L2s (the thin rule's cap on its copy per thread).
@@ -1751,6 +1758,35 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 // only with 512 columns or more), and only with k at least 2 m; not B
 // untransposed (the few-rows path where the kernel has one, else the small
 // path), not what the small path takes.
+// Deep problems on one thread (dispatch.cpp: deep_enough_for_small_path): the
+// small path with its KC steps outside its tiles where op(A) outgrows half of
+// L2 and C does not, k past KC; on a team or with B transposed the blocked
+// path (the results right on every path, and the bits the blocked path's:
+// Kernels.SmallAndBlockedPathsSameBits). (A C past half of L2 with B within L2
+// and k past KC needs more rows than a KC step's slice of A allows in half of
+// L2, or else B past L2, which the thin rule takes: not a shape to test here.)
+TEST(Kernels, DispatchTakesSmallPathForDeepProblemsOnOneThread) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
+    if (ker->small_f32 == nullptr || ker->small_kernel_max_volume > 0)
+        GTEST_SKIP() << ker->name << " has no small kernel for the deep rule";
+    std::mt19937 rng(test_seed() + 31);
+    const int64_t half_l2_floats = cfg.small_a_block_floats, KC = cfg.gemm(ridge::Dtype::f32).blocking.KC;
+    // 128 x 128: op(A) past half of L2 at k = 4 half-L2s / 128 rows (and past KC), C well within it.
+    const int64_t deep_k = std::max<int64_t>(2 * KC + 7, 4 * half_l2_floats / 128 + 7);
+    ASSERT_LE(128 * KC, half_l2_floats) << "a KC step's slice of A must fit half of L2";
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+        ridge_set_num_threads(threads);
+        const char* deep = threads == 1 ? "small" : "blocked";
+        expect_paths({{128, 128, deep_k, false, false, 3, deep},
+                      {128, 128, deep_k, true, false, 0, deep},
+                      {128, 128, deep_k, false, true, 0, "blocked"}},
+                     0.75f, 0.5f, rng);
+        ridge_set_num_threads(0);
+    }
+}
+
 TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";

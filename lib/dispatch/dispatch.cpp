@@ -702,10 +702,44 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 // K 11`): 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300
 // x 400 x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only
 // where the blocked path would run its five loops, not a skinny path's kernels.
+bool runs_five_loops(const GemmPlan& plan) {
+    return !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
+           !plan.skinny_trans_b_path;
+}
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
-    const bool five_loops = !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path &&
-                            !plan.rows_in_place_path && !plan.skinny_trans_b_path;
-    return plan.threads == 1 && five_loops && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
+    return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
+}
+
+// Deep problems on one thread: op(A) larger than half of L2 (the small path's
+// block of rows, cfg.small_a_block_floats), its slice of one KC step within
+// it, and C within it too. The small path then runs each KC step over all of
+// C before the next (GemmPlan::small_k_steps_outside), its kernel reading A
+// and B in place: the step's slice of A stays in L2 across the column tiles
+// and B's columns stream through L1, where the blocked path packs B in a pass
+// of its own (at 128 x 128 x 4096 5% of the call: perf, cpu-clock) and the
+// small path in its usual order reads all of op(A) from L3 once per column
+// tile. The blocked path's KC steps: the same bits either way. Not where the
+// small path would copy B's column tiles (small_path_copies_b, for all of k),
+// nor for a kernel whose small kernel has a limit of its own (AVX2's: not
+// measured). Measured on the Zen 4 against the previous build (`RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 7 [TN]`): 128 x 128 x 4096 1.048 (TN 1.033; 4000
+// deep 1.051), 96 x 512 x 4096 1.075, 160 x 160 x 2048 1.036, 512 x 256 x 4096
+// 1.026, 32 x 32 x 8192 1.014, 64 x 64 x 4096 1.011, 256 x 256 x 4096 1.012
+// (TN 1.003), 256 x 512 x 2048 1.011, 200 x 200 x 8192 1.011, 300 x 300 x 3000
+// 1.010, 384 x 128 x 8192 1.009, 128 x 1000 x 4000 1.005. With a larger C
+// the steps' passes over it lost (the small path's own order against this
+// one: 128 x 2048 x 2048 0.97, 256 x 4096 x 4096 0.94), as where op(A) fits
+// L2 anyway (64 x 2048 x 2048 0.94, 48 x 2048 x 1024 0.995).
+bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    const GemmKernel& ker = *plan.kernel;
+    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.small_kernel_max_volume == 0 &&
+                          plan.threads == 1 && runs_five_loops(plan) && !g.trans_b;
+    if (!takes_it || g.k <= plan.blocking.KC || g.m > kSmallPathMaxRows) return false;
+    if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
+    const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
+    const double half_l2_floats = double(cfg.small_a_block_floats);
+    return rows * double(g.k) > half_l2_floats && rows * double(plan.blocking.KC) <= half_l2_floats &&
+           double(g.m) * double(g.n) <= half_l2_floats;
 }
 
 const char* env(const char* name) {
@@ -772,9 +806,10 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
                  "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats or in "
-                 "blocks of rows of %lld floats (while k x NR is smaller than L1)\n",
+                 "blocks of rows of %lld floats (while k x NR is smaller than L1); on one thread also past k = KC "
+                 "with op(A) beyond and C within %lld floats, a KC step at a time\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
-                 (long long)cfg.small_a_block_floats);
+                 (long long)cfg.small_a_block_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
                  "(at most %lld) with one thread and A from memory, or more than %lld rows and A's columns not "
@@ -1127,6 +1162,11 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
     if (small_path_alone(cfg, plan, args)) {
         plan.small_path = true;
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
+        return run_gemm(args, plan);
+    }
+    if (deep_enough_for_small_path(cfg, plan, args)) {
+        plan.small_path = true;
+        plan.small_k_steps_outside = true;
         return run_gemm(args, plan);
     }
     plan.stream_c = use_streaming_c(cfg, plan, args);

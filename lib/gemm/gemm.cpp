@@ -38,7 +38,8 @@ ridge_status gemm_small(const GemmArgs& g, const GemmKernel& kernel, int threads
 ridge_status gemm(const GemmArgs& g, const GemmPlan& plan) {
     if (no_product(g)) return RIDGE_SUCCESS;
     if (plan.small_path)
-        return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats, plan.blocking.KC);
+        return gemm_small_f32(g, *plan.kernel, plan.threads, plan.small_a_block_floats, plan.blocking.KC,
+                              plan.small_k_steps_outside);
     if (plan.skinny_path) return gemm_skinny_n(g, *plan.kernel, plan.threads, plan.a_from_memory);
     if (plan.skinny_m_path) return gemm_skinny_m_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);
     if (plan.skinny_trans_a_path) return gemm_skinny_n_trans_a_f32(g, *plan.kernel, plan.threads, plan.few_rows_k_pass);

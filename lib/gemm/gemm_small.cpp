@@ -168,11 +168,13 @@ int64_t b_panel_floats(const GemmArgs& g, const GemmKernel& ker) {
 
 // The tiles of C in column tiles [first_col, last_col) (small_column_tile_width
 // columns each, the last one narrower) and row tiles [first_row, last_row) of `height` rows, j
-// outer. `packed_a`: op(A) packed by pack_transposed_a, or null to read A in
-// place; `b_panel`: room for a column tile of B (copies_b_panels), or null to
-// read B in place.
+// outer, each tile through the k steps in [first_p, last_p). `packed_a`: op(A)
+// packed by pack_transposed_a, or null to read A in place; `b_panel`: room for
+// a column tile of B (copies_b_panels), which it then holds for all of k, or
+// null to read B in place.
 struct TileRange {
     int64_t first_col, last_col, first_row, last_row;
+    int64_t first_p, last_p;  // k steps from first_p (a multiple of k_step) up to last_p; k = 0: one step
 };
 void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64_t k_step, const float* packed_a,
                  float* b_panel, const TileRange& r) {
@@ -197,7 +199,7 @@ void small_tiles(const GemmArgs& g, const GemmKernel& ker, int64_t height, int64
             const int64_t a_step = packed_a ? panel_width(mr, ker) : g.lda;
             float* c = g.c + i0 + j0 * g.ldc;
             // The k steps in order, the first scaling C by beta and the rest adding to it (at least one: k = 0 scales C).
-            for (int64_t p0 = 0; p0 == 0 || p0 < g.k; p0 += k_step) {
+            for (int64_t p0 = r.first_p; p0 == r.first_p || p0 < r.last_p; p0 += k_step) {
                 const int64_t depth = std::min(k_step, g.k - p0);
                 ker.small_f32(mr, nr, depth, g.alpha, a + p0 * a_step, a_step, b + p0 * b_step_j, b_step_j, b_col_j,
                               p0 == 0 ? g.beta : 1.0f, c, g.ldc);
@@ -224,6 +226,8 @@ float* reserve_small_packed_a(size_t floats) {
     return ws == nullptr ? nullptr : ws->packed_a.reserve(floats);
 }
 
+bool small_path_copies_b(const GemmArgs& g, const GemmKernel& ker) { return copies_b_panels(g, ker); }
+
 int64_t small_column_tile_width(const GemmArgs& g, const GemmKernel& ker) {
     return narrow_b_tiles(g, ker) ? kNarrowTileColumns : ker.NR;
 }
@@ -240,20 +244,25 @@ int64_t small_row_blocks(const GemmArgs& g, const GemmKernel& ker, int64_t a_blo
 
 namespace {
 
+constexpr int64_t kAllOfK = -1;
+
 // The row blocks and column tiles of one call (gemm_small_f32).
 struct SmallSchedule {
     int64_t height;  // rows per tile (tile_height)
     int64_t k_step;  // depth of each kernel call (gemm_small_f32), at least 1
     int64_t c_tiles, row_tiles, block_tiles, blocks;
     size_t packed_floats;  // each thread's workspace (gemm_small_workspace_floats), 0 when none
-    // The thread's workspace, reserved and holding op(A)'s panels when A is transposed.
+    // Column tiles [first_col, last_col) of a block of rows through its k steps
+    // from first_p up to last_p (all of k by default). `workspace`: the
+    // thread's, reserved, holding op(A)'s panels when A is transposed.
     void run_block(const GemmArgs& g, const GemmKernel& ker, float* workspace, int64_t block, int64_t first_col,
-                   int64_t last_col) const {
+                   int64_t last_col, int64_t first_p = 0, int64_t last_p = kAllOfK) const {
         const int64_t first_row = block * block_tiles;
         const float* packed_a = g.trans_a ? workspace : nullptr;
         float* b_panel = copies_b_panels(g, ker) ? workspace + packed_a_floats(g, ker) : nullptr;
         small_tiles(g, ker, height, k_step, packed_a, b_panel,
-                    {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles)});
+                    {first_col, last_col, first_row, std::min(row_tiles, first_row + block_tiles), first_p,
+                     last_p == kAllOfK ? g.k : last_p});
     }
 };
 
@@ -295,7 +304,7 @@ __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const G
 }  // namespace
 
 ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int threads, int64_t a_block_floats,
-                            int64_t k_step) {
+                            int64_t k_step, bool k_steps_outside) {
     // The kernel reads a column of op(A) as contiguous rows. Untransposed A is
     // already that; transposed A is packed into MR-row panels first, by every
     // thread into its own workspace: a copy made by another core would have to
@@ -314,6 +323,18 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     float* workspace = reserve_small_packed_a(s.packed_floats);
     if (s.packed_floats > 0 && workspace == nullptr) return RIDGE_OUT_OF_MEMORY;
     if (g.trans_a) pack_transposed_a(g, ker, workspace);
+    // Deep problems (k_steps_outside, one thread): each k step runs over all
+    // of C before the next, so a step's slice of op(A), m x KC, stays in L2
+    // for every column tile where the whole of op(A) would come from L3 once
+    // per column tile; C, small for such problems (dispatch.cpp:
+    // deep_enough_for_small_path), is what passes through L2 once per step
+    // instead. Each tile still runs its k steps in order: the same bits.
+    if (k_steps_outside && !copies_b_panels(g, ker)) {
+        for (int64_t p0 = 0; p0 < g.k; p0 += s.k_step)
+            for (int64_t block = 0; block < s.blocks; ++block)
+                s.run_block(g, ker, workspace, block, 0, s.c_tiles, p0, std::min(g.k, p0 + s.k_step));
+        return RIDGE_SUCCESS;
+    }
     for (int64_t block = 0; block < s.blocks; ++block) s.run_block(g, ker, workspace, block, 0, s.c_tiles);
     return RIDGE_SUCCESS;
 }
