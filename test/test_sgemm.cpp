@@ -1,5 +1,6 @@
 // ridge_sgemm against the double reference on random shapes, all transposes and layouts.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,13 +81,15 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
 // the small path up to its own limit and, past it, only for a thin problem of
 // at most its own small_thin_max_rows rows of C (op(B) larger than L2, op(A)
 // within it), not for an A whose columns lie 4 KiB apart (lda = 1024, against
-// 1040); the products are right on both sides.
+// 1040); the products are right on both sides. On two threads: one thread
+// takes deep problems past the limit too (Kernels.DispatchTakesSmallPathForDeepProblemsOnOneThread).
 TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     const std::string name = ridge_sgemm_kernel_name();
     const ridge::GemmKernel* ker = fp32_kernel_named(name);
     ASSERT_NE(nullptr, ker) << name;
     if (ker->small_f32 == nullptr || ker->small_kernel_max_volume <= 0)
         GTEST_SKIP() << name << " has no small kernel kept to the small path";
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: the shapes past the limit need two threads";
     const int64_t edge = int64_t(std::cbrt(ker->small_kernel_max_volume));
     const int64_t thin_rows = ker->small_thin_max_rows;
     const int64_t l2_bytes = ridge::machine_topology().l2.size_bytes;
@@ -113,6 +116,7 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
                   {24, deep_n, deep_k, false},
                   {1024, 8, 128, false, 0},
                   {1024, 8, 128, true, 16}};
+    ridge_set_num_threads(2);
     for (const Shape& s : shapes) {
         SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) + ", lda m + " +
                      std::to_string(s.lda_pad));
@@ -121,8 +125,9 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
         ridge_set_report(0);
         ridge_report r;
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-        EXPECT_EQ(s.small, std::string(r.path) == "small") << "path " << r.path;
+        EXPECT_EQ(s.small, std::string(r.path) == "small") << "path " << r.path << ", " << r.threads << " thread(s)";
     }
+    ridge_set_num_threads(0);
 }
 
 // A kernel whose skinny kernel has a width limit of its own

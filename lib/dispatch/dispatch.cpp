@@ -719,9 +719,8 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 // of its own (at 128 x 128 x 4096 5% of the call: perf, cpu-clock) and the
 // small path in its usual order reads all of op(A) from L3 once per column
 // tile. The blocked path's KC steps: the same bits either way. Not where the
-// small path would copy B's column tiles (small_path_copies_b, for all of k),
-// nor for a kernel whose small kernel has a limit of its own (AVX2's: not
-// measured). Measured on the Zen 4 against the previous build (`RIDGE_NUM_THREADS=1
+// small path would copy B's column tiles (small_path_copies_b, for all of k).
+// Measured on the Zen 4 against the previous build (`RIDGE_NUM_THREADS=1
 // ridge-ab OLD NEW M N K 7 [TN]`): 128 x 128 x 4096 1.048 (TN 1.033; 4000
 // deep 1.051), 96 x 512 x 4096 1.075, 160 x 160 x 2048 1.036, 512 x 256 x 4096
 // 1.026, 32 x 32 x 8192 1.014, 64 x 64 x 4096 1.011, 256 x 256 x 4096 1.012
@@ -729,11 +728,17 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 // 1.010, 384 x 128 x 8192 1.009, 128 x 1000 x 4000 1.005. With a larger C
 // the steps' passes over it lost (the small path's own order against this
 // one: 128 x 2048 x 2048 0.97, 256 x 4096 x 4096 0.94), as where op(A) fits
-// L2 anyway (64 x 2048 x 2048 0.94, 48 x 2048 x 1024 0.995).
+// L2 anyway (64 x 2048 x 2048 0.94, 48 x 2048 x 1024 0.995). The AVX2 small
+// kernel too, past its own volume limit (`RIDGE_ISA=avx2`, the same command):
+// 128 x 128 x 4096 1.127 (TN 1.038), 96 x 96 x 4096 1.124, 96 x 512 x 4096
+// 1.095, 200 x 200 x 8192 1.092, 160 x 160 x 2048 1.070, 128 x 1000 x 4000
+// 1.062, 256 x 256 x 4096 1.024, 64 x 64 x 4096 0.990-1.005, 300 x 300 x
+// 3000 1.001, 512 x 256 x 4096 0.994, 32 x 32 x 8192 0.989 (quartiles
+// 0.95-1.01).
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
-    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.small_kernel_max_volume == 0 &&
-                          plan.threads == 1 && runs_five_loops(plan) && !g.trans_b;
+    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && plan.threads == 1 &&
+                          runs_five_loops(plan) && !g.trans_b;
     if (!takes_it || g.k <= plan.blocking.KC || g.m > kSmallPathMaxRows) return false;
     if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles

@@ -40,9 +40,12 @@ struct GemmKernel {
     TransposeF32 transpose_c;  // C^T's blocks to and from C on the skinny path on C^T; set wherever skinny is
     GemmSkinnyUkr skinny_tall;  // the skinny path's 48 x 8 tiles (kSkinnyTallMR x kSkinnyTallNR); may be null
     // 0: small_f32 serves every rule that reads operands in place through it
-    // (the small path by volume and for thin problems, the blocked path's A or
-    // B read in place). Above 0: small_f32 serves the small path alone, up to
-    // this m*n*k, for a kernel those other rules were not measured with.
+    // (the small path by volume, for thin and for deep problems, the blocked
+    // path's A or B read in place). Above 0: small_f32 serves the small path
+    // alone, up to this m*n*k, past it only for thin problems by its own rule
+    // (small_thin_max_rows) and deep ones (dispatch.cpp:
+    // deep_enough_for_small_path), for a kernel the other rules were not
+    // measured with.
     double small_kernel_max_volume;
     // With small_kernel_max_volume above 0: thin problems (op(B) larger than
     // L2, op(A) within it) of at most this many rows of C take the small path
