@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -198,6 +199,32 @@ TEST(Report, SmallPathCountsBOncePerBlockOfRows) {
     ASSERT_STREQ("small", call.report.path);
     const double column_tiles = double(ceil_div(n, ker->NR));
     EXPECT_DOUBLE_EQ(4.0 * (double(m) * k * column_tiles + double(k) * n * double(blocks)), call.report.l2_to_l1_bytes);
+    EXPECT_TRUE(call.c_right);
+}
+
+// Deep problems on one thread run the small path a KC step at a time over all
+// of C (Kernels.DispatchTakesSmallPathForDeepProblemsOnOneThread): C passes
+// between L2 and L1 once more, read and written, per step after the first.
+TEST(Report, SmallPathWithKStepsOutsideCountsCOncePerStep) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
+    if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small kernel";
+    // 128 x 128, op(A) four times half of L2 deep (KC well below k).
+    const int64_t m = 128, n = 128, k = std::max<int64_t>(4 * cfg.small_a_block_floats / m, 4 * 1024) + 3;
+    ridge_set_num_threads(1);
+    const ReportedCall call = reported_call(m, n, k, m);
+    ridge_set_num_threads(0);
+    ASSERT_STREQ("small", call.report.path);
+    const ridge::GemmArgs g = [&] {
+        ridge::GemmArgs a;
+        a.m = m, a.n = n, a.k = k, a.lda = m, a.ldb = k;
+        return a;
+    }();
+    const double column_tiles = double(ceil_div(n, ridge::small_column_tile_width(g, *ker)));
+    const double passes_over_k = double(call.report.l2_to_l1_bytes - 4.0 * (double(m) * k * column_tiles + double(k) * n)) /
+                                 (8.0 * m * n);
+    EXPECT_GE(passes_over_k, 3.0) << "C's extra passes, one per KC step after the first";
+    EXPECT_EQ(passes_over_k, std::floor(passes_over_k));
     EXPECT_TRUE(call.c_right);
 }
 

@@ -1270,7 +1270,8 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
         // path's passes over k read and write C (C^T) once more each; the skinny
         // sweep also reads and writes C from L2 once per chunk of k steps; the small
         // path reads op(A) from L2 once per NR columns of C (B's columns, from
-        // L2 once per block of A's rows each, then stay in L1 while the block passes).
+        // L2 once per block of A's rows each, then stay in L1 while the block passes),
+        // and with its KC steps outside its tiles reads and writes C from L2 once per step after the first.
         r.memory_bytes = r.ideal_bytes;
         if (plan.few_rows_k_pass > 0 && (plan.skinny_m_path || plan.skinny_trans_a_path))
             r.memory_bytes += 8.0 * g.m * g.n * double((g.k - 1) / plan.few_rows_k_pass);
@@ -1291,6 +1292,10 @@ ridge_status run_gemm(const GemmArgs& g, const GemmPlan& plan) {
             const double row_blocks = double(small_row_blocks(g, *plan.kernel, plan.small_a_block_floats));
             r.l2_to_l1_bytes =
                 4.0 * (double(g.m) * double(g.k) * column_tiles + double(g.k) * double(g.n) * row_blocks);
+            if (plan.small_k_steps_outside) {
+                const int64_t step = kc_step_depth(*plan.kernel, plan.blocking.KC);
+                r.l2_to_l1_bytes += 8.0 * double(g.m) * double(g.n) * double((g.k - 1) / step);
+            }
         }
     } else {
         r.MR = plan.blocking.MR, r.NR = plan.blocking.NR, r.KC = plan.blocking.KC;
