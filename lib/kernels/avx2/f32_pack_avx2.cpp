@@ -27,14 +27,24 @@ void store_step(float* d, int64_t p, int64_t kc, int64_t width, int64_t i0, __m2
         _mm256_maskstore_ps(d, lanes, v);
 }
 
+// A whole panel (rows == width, a multiple of 8: A's 16-row panels): plain
+// loads and stores, no masks or per-store tests (the AVX-512 packer's
+// pack_whole_rows_contiguous, for the same reason).
+void pack_whole_rows_contiguous(const float* src, int64_t ld, int64_t kc, int64_t width, float* dst) {
+    for (int64_t p = 0; p < kc; ++p) {
+        const float* s = src + p * ld;
+        float* d = dst + p * width;
+        for (int64_t i = 0; i < width; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+    }
+}
+
 void pack_rows_contiguous(const float* src, int64_t ld, int64_t rows, int64_t kc, int64_t width, float* dst) {
-    const bool whole_panel = rows == width && width % 8 == 0;
+    if (rows == width && width % 8 == 0) return pack_whole_rows_contiguous(src, ld, kc, width, dst);
     for (int64_t p = 0; p < kc; ++p) {
         const float* s = src + p * ld;
         float* d = dst + p * width;
         for (int64_t i = 0; i < width; i += 8) {
-            const __m256 v =
-                whole_panel ? _mm256_loadu_ps(s + i) : _mm256_maskload_ps(s + i, first_lanes_mask(rows - i));
+            const __m256 v = _mm256_maskload_ps(s + i, first_lanes_mask(rows - i));
             store_step(d + i, p, kc, width, i, first_lanes_mask(width - i), v);
         }
     }
