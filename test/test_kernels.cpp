@@ -1475,18 +1475,23 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
     const int64_t widest = std::min({ridge::runtime_config().skinny_max_columns[int(ridge::Dtype::f32)],
                                      ridge::kSkinnyMaxN, kernel_widest});  // 128 unless moved lower
     ASSERT_GT(widest, 24);
-    // 300 x 40 x 1000 is past the skinny path's height for 40 columns; a kernel
-    // whose small kernel has a volume limit of its own (AVX2's) takes it on the
-    // small path (its 6-column tile of B fits L1, so A is read in blocks of
-    // rows), the others pack.
-    const char* short_wide = ker->small_kernel_max_volume >= 300.0 * 40.0 * 1000.0 ? "small" : "blocked";
     const char* transposed_a = ker->few_rows != nullptr ? "skinny_trans_a" : "blocked";
     expect_paths({{300, 24, 1000, false, false, 0, "skinny"},
                   {700, widest, 500, false, false, 0, "skinny"},
-                  {300, 40, 1000, false, false, 0, short_wide},
                   {700, widest + 1, 500, false, false, 0, "blocked"},
                   {700, 40, 500, true, false, 0, transposed_a}},
                  -1.5f, 0.5f, rng);
+    // 300 x 40 x 1000 is past the skinny path's height for 40 columns: the
+    // small path (AVX2's by its volume; a deep problem where the KC step's slice
+    // of A fits half of L2) or the blocked path, never the skinny one.
+    Call call;
+    call.m = 300, call.n = 40, call.k = 1000, call.alpha = -1.5f, call.beta = 0.5f;
+    Operands ops(call, rng);
+    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+    ridge_report r;
+    ASSERT_TRUE(dispatch_with_report(call, ops, &r));
+    EXPECT_TRUE(std::string(r.path) == "small" || std::string(r.path) == "blocked") << "path " << r.path;
+    EXPECT_TRUE(matches(call, ops.c, expect, bound_for(call)));
 }
 
 // The skinny path's width (skinny_max_columns, measured on one thread
@@ -1758,14 +1763,14 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 // only with 512 columns or more), and only with k at least 2 m; not B
 // untransposed (the few-rows path where the kernel has one, else the small
 // path), not what the small path takes.
-// Deep problems on one thread (dispatch.cpp: deep_enough_for_small_path): the
-// small path with its KC steps outside its tiles where op(A) outgrows half of
-// L2 and C does not, k past KC; on a team or with B transposed the blocked
+// Deep problems (dispatch.cpp: deep_enough_for_small_path), on one thread or
+// two: the small path with its KC steps outside its tiles where op(A)
+// outgrows half of L2 and C does not, k past KC; with B transposed the blocked
 // path (the results right on every path, and the bits the blocked path's:
 // Kernels.SmallAndBlockedPathsSameBits). (A C past half of L2 with B within L2
 // and k past KC needs more rows than a KC step's slice of A allows in half of
 // L2, or else B past L2, which the thin rule takes: not a shape to test here.)
-TEST(Kernels, DispatchTakesSmallPathForDeepProblemsOnOneThread) {
+TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
@@ -1777,9 +1782,8 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblemsOnOneThread) {
     for (int threads : {1, 2}) {
         SCOPED_TRACE(std::to_string(threads) + " thread(s)");
         ridge_set_num_threads(threads);
-        const char* deep = threads == 1 ? "small" : "blocked";
-        expect_paths({{128, 128, deep_k, false, false, 3, deep},
-                      {128, 128, deep_k, true, false, 0, deep},
+        expect_paths({{128, 128, deep_k, false, false, 3, "small"},
+                      {128, 128, deep_k, true, false, 0, "small"},
                       {128, 128, deep_k, false, true, 0, "blocked"}},
                      0.75f, 0.5f, rng);
         ridge_set_num_threads(0);

@@ -202,8 +202,8 @@ TEST(Report, SmallPathCountsBOncePerBlockOfRows) {
     EXPECT_TRUE(call.c_right);
 }
 
-// Deep problems on one thread run the small path a KC step at a time over all
-// of C (Kernels.DispatchTakesSmallPathForDeepProblemsOnOneThread): C passes
+// Deep problems run the small path a KC step at a time over all
+// of C (Kernels.DispatchTakesSmallPathForDeepProblems): C passes
 // between L2 and L1 once more, read and written, per step after the first.
 TEST(Report, SmallPathWithKStepsOutsideCountsCOncePerStep) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();

@@ -1,6 +1,5 @@
 // ridge_sgemm against the double reference on random shapes, all transposes and layouts.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -78,18 +77,18 @@ TEST(Sgemm, KernelFollowsRidgeIsa) {
 
 // A kernel whose small kernel serves the small path alone
 // (GemmKernel::small_kernel_max_volume: AVX2's, run by test_sgemm_avx2) takes
-// the small path up to its own limit and, past it, only for a thin problem of
-// at most its own small_thin_max_rows rows of C (op(B) larger than L2, op(A)
+// the small path up to its own limit and, past it, for a thin problem of at
+// most its own small_thin_max_rows rows of C (op(B) larger than L2, op(A)
 // within it), not for an A whose columns lie 4 KiB apart (lda = 1024, against
-// 1040); the products are right on both sides. On two threads: one thread
-// takes deep problems past the limit too (Kernels.DispatchTakesSmallPathForDeepProblemsOnOneThread).
+// 1040); the products are right on both sides. (Past the limit, the shapes
+// the thin rule must not take have a C past half of L2: deep problems with a
+// smaller C take the small path too, Kernels.DispatchTakesSmallPathForDeepProblems.)
 TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
     const std::string name = ridge_sgemm_kernel_name();
     const ridge::GemmKernel* ker = fp32_kernel_named(name);
     ASSERT_NE(nullptr, ker) << name;
     if (ker->small_f32 == nullptr || ker->small_kernel_max_volume <= 0)
         GTEST_SKIP() << name << " has no small kernel kept to the small path";
-    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: the shapes past the limit need two threads";
     const int64_t edge = int64_t(std::cbrt(ker->small_kernel_max_volume));
     const int64_t thin_rows = ker->small_thin_max_rows;
     const int64_t l2_bytes = ridge::machine_topology().l2.size_bytes;
@@ -101,8 +100,10 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
         return std::max(int64_t(ker->small_kernel_max_volume / double(rows * k)), 2 * l2_bytes / (4 * k)) + 1;
     };
     const int64_t thin_n = wide_enough(thin_rows, thin_k), few_n = wide_enough(24, thin_k);
-    // op(A) just past L2: 24 rows (32 padded), k deep enough for it.
-    const int64_t deep_k = l2_bytes / (4 * 32) + 64, deep_n = wide_enough(24, deep_k);
+    // C past half of L2 at `rows` rows.
+    auto c_past_half_l2 = [&](int64_t rows) { return l2_bytes / (2 * 4 * rows) + 1; };
+    // op(A) of thin_rows rows just past L2.
+    const int64_t deep_k = l2_bytes / (4 * thin_rows) + 64;
     struct Shape {
         int64_t m, n, k;
         bool small;
@@ -112,11 +113,10 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
                   {edge + 1, edge + 1, edge + 1, false},
                   {thin_rows, thin_n, thin_k, true},
                   {24, few_n, thin_k, true},
-                  {thin_rows + 1, thin_n, thin_k, false},
-                  {24, deep_n, deep_k, false},
+                  {thin_rows + 1, c_past_half_l2(thin_rows + 1), thin_k, false},
+                  {thin_rows, c_past_half_l2(thin_rows), deep_k, false},
                   {1024, 8, 128, false, 0},
                   {1024, 8, 128, true, 16}};
-    ridge_set_num_threads(2);
     for (const Shape& s : shapes) {
         SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) + ", lda m + " +
                      std::to_string(s.lda_pad));
@@ -127,7 +127,6 @@ TEST(Sgemm, SmallKernelKeptToTheSmallPathUpToItsLimit) {
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
         EXPECT_EQ(s.small, std::string(r.path) == "small") << "path " << r.path << ", " << r.threads << " thread(s)";
     }
-    ridge_set_num_threads(0);
 }
 
 // A kernel whose skinny kernel has a width limit of its own

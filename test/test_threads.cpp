@@ -317,7 +317,8 @@ TEST(Threads, PlansWithOneTwoThreeThreadsBitIdentical) {
 // The small path with 1, 2 and 3 threads (tiles of C split between them; op(A)
 // packed by every thread when transposed): the same bits, every transpose pair,
 // ragged edges, fewer column tiles than threads, beta 0 over NaN, and op(A) in
-// one block of rows, in blocks of one row tile, and of two (taking turns).
+// one block of rows, in blocks of one row tile, and of two (taking turns);
+// then again a KC step at a time over all of C (GemmPlan::small_k_steps_outside).
 TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
     const uint32_t seed = test_seed() + 5;
     SCOPED_TRACE(seed_note(seed));
@@ -340,6 +341,12 @@ TEST(Threads, PlansWithOneTwoThreeThreadsOnTheSmallPath) {
             ++serial;
             SCOPED_TRACE(c.describe() + ", op(A) blocks of " + std::to_string(plan.small_a_block_floats) + " floats");
             Operands ops(c, rng);
+            expect_same_bits_for_one_two_three_threads(c, ops, plan);
+            if (HasFatalFailure()) return;
+            // The same with k steps of 16 outside the tiles (deep problems), claimed step by step.
+            plan.small_k_steps_outside = true;
+            plan.blocking.KC = 16;
+            SCOPED_TRACE("KC steps of 16 outside the tiles");
             expect_same_bits_for_one_two_three_threads(c, ops, plan);
             if (HasFatalFailure()) return;
         }

@@ -618,13 +618,18 @@ namespace {
 // x 4096 x 4096 TN).
 // A transposed op(A) is a copy in every thread's workspace, which stays with
 // the thread: at most kThinPackedAInL2s L2s of it (8 MiB here), not half the
-// last-level cache per thread of a large team.
+// last-level cache per thread of a large team (packed_a_too_large; the deep
+// rule below keeps to it too).
 constexpr int64_t kThinSmallPathMaxRows = 384;
 constexpr double kThinPackedAInL2s = 8.0;
+bool packed_a_too_large(const GemmArgs& g, double a_floats) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    return g.trans_a && double(sizeof(float)) * a_floats > kThinPackedAInL2s * l2_bytes;
+}
 bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, double a_floats) {
     const double l2_bytes = double(machine_topology().l2.size_bytes);
     const double a_bytes = double(sizeof(float)) * a_floats, b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
-    if (g.trans_a && a_bytes > kThinPackedAInL2s * l2_bytes) return false;
+    if (packed_a_too_large(g, a_floats)) return false;
     return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
@@ -710,7 +715,7 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
     return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
 }
 
-// Deep problems on one thread: op(A) larger than half of L2 (the small path's
+// Deep problems: op(A) larger than half of L2 (the small path's
 // block of rows, cfg.small_a_block_floats), its slice of one KC step within
 // it, and C within it too. The small path then runs each KC step over all of
 // C before the next (GemmPlan::small_k_steps_outside), its kernel reading A
@@ -734,15 +739,20 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 // 1.095, 200 x 200 x 8192 1.092, 160 x 160 x 2048 1.070, 128 x 1000 x 4000
 // 1.062, 256 x 256 x 4096 1.024, 64 x 64 x 4096 0.990-1.005, 300 x 300 x
 // 3000 1.001, 512 x 256 x 4096 0.994, 32 x 32 x 8192 0.989 (quartiles
-// 0.95-1.01).
+// 0.95-1.01). A team claims the tiles of each KC step (the small path's
+// claims, a barrier between steps: gemm_small.cpp); 2 threads against the
+// blocked path's team (`RIDGE_NUM_THREADS=2`, the same command): 128 x 128 x
+// 4096 1.033, 96 x 512 x 4096 1.088, 160 x 160 x 2048 1.039, 256 x 256 x 4096
+// 1.001 (a fixed split of the column tiles instead ran 1.5-2% faster than
+// the claims with both cores free, but leaves a core that is slowed waiting).
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
-    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && plan.threads == 1 &&
-                          runs_five_loops(plan) && !g.trans_b;
+    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
     if (!takes_it || g.k <= plan.blocking.KC || g.m > kSmallPathMaxRows) return false;
     if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
     const double half_l2_floats = double(cfg.small_a_block_floats);
+    if (packed_a_too_large(g, (double(g.m) + double(ker.MR)) * double(g.k))) return false;  // (as the thin rule's bound)
     return rows * double(g.k) > half_l2_floats && rows * double(plan.blocking.KC) <= half_l2_floats &&
            double(g.m) * double(g.n) <= half_l2_floats;
 }
@@ -811,8 +821,8 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
                  "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats or in "
-                 "blocks of rows of %lld floats (while k x NR is smaller than L1); on one thread also past k = KC "
-                 "with op(A) beyond and C within %lld floats, a KC step at a time\n",
+                 "blocks of rows of %lld floats (while k x NR is smaller than L1); also past k = KC with op(A) "
+                 "beyond and C within %lld floats, a KC step at a time\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
                  (long long)cfg.small_a_block_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,

@@ -18,7 +18,9 @@ class ClaimedShares {
 public:
     // `items` pieces of work, in `shares` equal consecutive shares (teams larger
     // than kMaxShares share counters: threads t and t + kMaxShares claim from one).
-    ClaimedShares(int64_t items, int shares) : count_(std::clamp(shares, 1, kMaxShares)) {
+    ClaimedShares(int64_t items, int shares) : count_(std::clamp(shares, 1, kMaxShares)) { share_out(items); }
+    // The same shares again, all unclaimed (by one thread, while no thread claims).
+    void share_out(int64_t items) {
         for (int i = 0; i < count_; ++i) {
             cursors_[i].next.store(items * i / count_, std::memory_order_relaxed);
             cursors_[i].last = items * (i + 1) / count_;
