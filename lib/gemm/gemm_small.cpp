@@ -270,49 +270,16 @@ struct SmallSchedule {
 // column tile), each thread packing its own op(A) when it is transposed.
 // Kept out of gemm_small_f32, whose one-thread path a 32^3 call takes: the
 // claims' cursors make this frame 4 KiB, and setting it up was measurable there.
-// Deep problems on a team (GemmPlan::small_k_steps_outside): the pieces of
-// each KC step claimed as in run_small_team, a barrier between steps (a
-// tile's next step only once its last is done, wherever it ran).
-__attribute__((noinline)) ridge_status run_small_team_k_steps_outside(const GemmArgs& g, const GemmKernel& ker,
-                                                                      int threads, const SmallSchedule& s) {
-    const int64_t items = s.blocks * s.c_tiles;
-    const int team = int(std::min<int64_t>(threads, items));
-    bool out_of_memory = false;
-    ClaimedShares pieces(items, team);
-#pragma omp parallel num_threads(team)
-    {
-        float* workspace = reserve_small_packed_a(s.packed_floats);
-        if (s.packed_floats > 0 && workspace == nullptr) {
-#pragma omp atomic write
-            out_of_memory = true;
-        }
-#pragma omp barrier
-        bool failed;
-#pragma omp atomic read
-        failed = out_of_memory;
-        if (!failed) {
-            if (g.trans_a) pack_transposed_a(g, ker, workspace);
-            for (int64_t p0 = 0; p0 < g.k; p0 += s.k_step) {
-                pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
-                    const int64_t column_tile = item % s.c_tiles;
-                    s.run_block(g, ker, workspace, item / s.c_tiles, column_tile, column_tile + 1, p0,
-                                std::min(g.k, p0 + s.k_step));
-                });
-#pragma omp barrier
-#pragma omp single
-                pieces.share_out(items);
-            }
-        }
-    }
-    return out_of_memory ? RIDGE_OUT_OF_MEMORY : RIDGE_SUCCESS;
-}
-
+// With k_steps_outside (deep problems: GemmPlan::small_k_steps_outside) the
+// pieces of each KC step are claimed so in turn, a barrier between steps: a
+// tile's next step starts only once its last is done, wherever it ran.
 __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const GemmKernel& ker, int threads,
-                                                      const SmallSchedule& s) {
+                                                      const SmallSchedule& s, bool k_steps_outside) {
     const int64_t items = s.blocks * s.c_tiles;
     bool out_of_memory = false;
     const int team = int(std::min<int64_t>(threads, items));
     ClaimedShares pieces(items, team);  // a piece per claim: every piece of a block costs the same anywhere
+    const int64_t k_per_round = k_steps_outside ? s.k_step : std::max<int64_t>(g.k, 1);  // all of k in one round
 #pragma omp parallel num_threads(team)
     {
         // Every thread reserves before any thread writes C: out of memory leaves C untouched.
@@ -327,12 +294,20 @@ __attribute__((noinline)) ridge_status run_small_team(const GemmArgs& g, const G
         failed = out_of_memory;
         if (!failed) {
             if (g.trans_a) pack_transposed_a(g, ker, workspace);
-            // (Shares of threads OpenMP did not start are left over for the others.)
-            // Blocks of rows in order, so a share stays in one block of A as long as it can.
-            pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
-                const int64_t column_tile = item % s.c_tiles;
-                s.run_block(g, ker, workspace, item / s.c_tiles, column_tile, column_tile + 1);
-            });
+            for (int64_t p0 = 0; p0 == 0 || p0 < g.k; p0 += k_per_round) {
+                // (Shares of threads OpenMP did not start are left over for the others.)
+                // Blocks of rows in order, so a share stays in one block of A as long as it can.
+                pieces.run_claimed(omp_get_thread_num(), [&](int64_t item) {
+                    const int64_t column_tile = item % s.c_tiles;
+                    s.run_block(g, ker, workspace, item / s.c_tiles, column_tile, column_tile + 1, p0,
+                                std::min(g.k, p0 + k_per_round));
+                });
+                if (p0 + k_per_round < g.k) {  // another round: every piece of this one done, then dealt again
+#pragma omp barrier
+#pragma omp single
+                    pieces.share_out(items);
+                }
+            }
         }
     }
     return out_of_memory ? RIDGE_OUT_OF_MEMORY : RIDGE_SUCCESS;
@@ -356,20 +331,19 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     s.block_tiles = tiles_per_row_block(g, s.height, s.row_tiles, a_block_floats);
     s.blocks = s.block_tiles == s.row_tiles ? 1 : ceil_div(s.row_tiles, s.block_tiles);
     s.packed_floats = gemm_small_workspace_floats(g, ker);
-    if (threads > 1 && k_steps_outside && s.blocks * s.c_tiles >= 2 && !copies_b_panels(g, ker))
-        return run_small_team_k_steps_outside(g, ker, threads, s);
-    if (threads > 1 && s.blocks * s.c_tiles >= 2) return run_small_team(g, ker, threads, s);
+    k_steps_outside = k_steps_outside && !copies_b_panels(g, ker);  // (a copied column tile of B holds all of k)
+    if (threads > 1 && s.blocks * s.c_tiles >= 2) return run_small_team(g, ker, threads, s, k_steps_outside);
     float* workspace = reserve_small_packed_a(s.packed_floats);
     if (s.packed_floats > 0 && workspace == nullptr) return RIDGE_OUT_OF_MEMORY;
     if (g.trans_a) pack_transposed_a(g, ker, workspace);
-    // Deep problems (k_steps_outside): each k step runs over all
-    // of C before the next, so a step's slice of op(A), m x KC, stays in L2
-    // for every column tile where the whole of op(A) would come from L3 once
-    // per column tile; C, small for such problems (dispatch.cpp:
+    // Deep problems (k_steps_outside; on a team, run_small_team): each k step
+    // runs over all of C before the next, so a step's slice of op(A), m x KC,
+    // stays in L2 for every column tile where the whole of op(A) would come
+    // from L3 once per column tile; C, small for such problems (dispatch.cpp:
     // deep_enough_for_small_path), is what passes through L2 once per step
     // instead. Each tile still runs its k steps in order: the same bits.
-    if (k_steps_outside && !copies_b_panels(g, ker)) {
-        for (int64_t p0 = 0; p0 < g.k; p0 += s.k_step)
+    if (k_steps_outside) {
+        for (int64_t p0 = 0; p0 == 0 || p0 < g.k; p0 += s.k_step)
             for (int64_t block = 0; block < s.blocks; ++block)
                 s.run_block(g, ker, workspace, block, 0, s.c_tiles, p0, std::min(g.k, p0 + s.k_step));
         return RIDGE_SUCCESS;
