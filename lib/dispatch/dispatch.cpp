@@ -716,8 +716,8 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 }
 
 // Deep problems: op(A) larger than half of L2 (the small path's
-// block of rows, cfg.small_a_block_floats), its slice of one KC step within
-// it, and C within it too. The small path then runs each KC step over all of
+// block of rows, cfg.small_a_block_floats), C within it, and C and op(A)'s
+// slice of one KC step together within L2. The small path then runs each KC step over all of
 // C before the next (GemmPlan::small_k_steps_outside), its kernel reading A
 // and B in place: the step's slice of A stays in L2 across the column tiles
 // and B's columns stream through L1, where the blocked path packs B in a pass
@@ -745,6 +745,12 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 // 4096 1.033, 96 x 512 x 4096 1.088, 160 x 160 x 2048 1.039, 256 x 256 x 4096
 // 1.001 (a fixed split of the column tiles instead ran 1.5-2% faster than
 // the claims with both cores free, but leaves a core that is slowed waiting).
+// The slice and C together within L2, not the slice within half of it: 300 x
+// 40 x 1000 (a slice of 320 x 512 at KC 512) 1.154 on 1 thread and 2.79 on 2,
+// where the blocked path's team, each thread 150 rows and the B panel shared
+// at each of two KC steps, ran 63-69 GFLOP/s against one thread's 96 (and
+// 154 in another run: ridge-bench paired); 400 x 100 x 1500 1.066 / 1.63, 512
+// x 64 x 2048 1.005 / 1.006, 384 x 128 x 8192 0.992 / 0.983.
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
     const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
@@ -753,8 +759,9 @@ bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, 
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
     const double half_l2_floats = double(cfg.small_a_block_floats);
     if (packed_a_too_large(g, (double(g.m) + double(ker.MR)) * double(g.k))) return false;  // (as the thin rule's bound)
-    return rows * double(g.k) > half_l2_floats && rows * double(plan.blocking.KC) <= half_l2_floats &&
-           double(g.m) * double(g.n) <= half_l2_floats;
+    const double a_step_floats = rows * double(plan.blocking.KC), c_floats = double(g.m) * double(g.n);
+    return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats &&
+           a_step_floats + c_floats <= 2.0 * half_l2_floats;
 }
 
 const char* env(const char* name) {
