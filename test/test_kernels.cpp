@@ -1440,7 +1440,7 @@ TEST(Kernels, SmallAndBlockedPathsSameBits) {
                     const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
                     blocked.b_from_memory = blocked.b_beyond_cache_share = b_in_place;
                     small.small_a_block_floats = ridge::small_path_a_block_floats(*ker, c.k);
-                    // The small path with each KC step over all of C before the next (deep problems, one thread).
+                    // The small path with each KC step over all of C before the next (deep problems).
                     ridge::GemmPlan deep = small;
                     deep.small_k_steps_outside = true;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops, ops.c.data()), blocked));
@@ -1483,7 +1483,7 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
                  -1.5f, 0.5f, rng);
     // 300 x 40 x 1000 is past the skinny path's height for 40 columns: the
     // small path (AVX2's by its volume; a deep problem where the KC step's slice
-    // of A fits half of L2) or the blocked path, never the skinny one.
+    // of A and C fit L2) or the blocked path, never the skinny one.
     Call call;
     call.m = 300, call.n = 40, call.k = 1000, call.alpha = -1.5f, call.beta = 0.5f;
     Operands ops(call, rng);
@@ -1757,19 +1757,13 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
     }
 }
 
-// Dispatch sends few rows of C with B transposed (either A) to the skinny path
-// on C^T, with that path's limits with m and n swapped (fp32: up to all the
-// rows it holds, kSkinnyMaxN, or the kernel's own limit, and from 25 rows on
-// only with 512 columns or more), and only with k at least 2 m; not B
-// untransposed (the few-rows path where the kernel has one, else the small
-// path), not what the small path takes.
 // Deep problems (dispatch.cpp: deep_enough_for_small_path), on one thread or
 // two: the small path with its KC steps outside its tiles where op(A)
 // outgrows half of L2 and C does not, k past KC; with B transposed the blocked
 // path (the results right on every path, and the bits the blocked path's:
 // Kernels.SmallAndBlockedPathsSameBits). (A C past half of L2 with B within L2
-// and k past KC needs more rows than a KC step's slice of A allows in half of
-// L2, or else B past L2, which the thin rule takes: not a shape to test here.)
+// and k past KC needs more rows than a KC step's slice of A and C allow in L2,
+// or else B past L2, which the thin rule takes: not a shape to test here.)
 TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
@@ -1790,6 +1784,12 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
     }
 }
 
+// Dispatch sends few rows of C with B transposed (either A) to the skinny path
+// on C^T, with that path's limits with m and n swapped (fp32: up to all the
+// rows it holds, kSkinnyMaxN, or the kernel's own limit, and from 25 rows on
+// only with 512 columns or more), and only with k at least 2 m; not B
+// untransposed (the few-rows path where the kernel has one, else the small
+// path), not what the small path takes.
 TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny path";
