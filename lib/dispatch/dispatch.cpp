@@ -716,8 +716,9 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 }
 
 // Deep problems: op(A) larger than half of L2 (the small path's
-// block of rows, cfg.small_a_block_floats), C within it, and C and op(A)'s
-// slice of one KC step together within L2. The small path then runs each KC step over all of
+// block of rows, cfg.small_a_block_floats) and C within it (for a kernel whose
+// small kernel has a volume limit of its own, AVX2's, also C and op(A)'s slice
+// of one KC step together within L2). The small path then runs each KC step over all of
 // C before the next (GemmPlan::small_k_steps_outside), its kernel reading A
 // and B in place: the step's slice of A stays in L2 across the column tiles
 // and B's columns stream through L1, where the blocked path packs B in a pass
@@ -750,7 +751,12 @@ bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const Gemm
 // where the blocked path's team, each thread 150 rows and the B panel shared
 // at each of two KC steps, ran 63-69 GFLOP/s against one thread's 96 (and
 // 154 in another run: ridge-bench paired); 400 x 100 x 1500 1.066 / 1.63, 512
-// x 64 x 2048 1.005 / 1.006, 384 x 128 x 8192 0.992 / 0.983.
+// x 64 x 2048 1.005 / 1.006, 384 x 128 x 8192 0.992 / 0.983. Then with the
+// AVX-512 kernel no bound on the slice at all (1 / 2 threads): 500 x 64 x
+// 1000 1.117 / 1.060, 450 x 96 x 700 1.074 / 1.130, 512 x 100 x 2000 1.082,
+// 480 x 272 x 1500 1.067, 400 x 200 x 1200 1.044, 512 x 256 x 2048 1.004 /
+// 0.999, 512 x 128 x 1024 1.002, 512 x 32 x 4096 0.999; but RIDGE_ISA=avx2
+// 512 x 256 x 2048 0.922 (500 x 64 x 1000 0.996), so AVX2's keeps it.
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
     const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
@@ -760,8 +766,9 @@ bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, 
     const double half_l2_floats = double(cfg.small_a_block_floats);
     if (packed_a_too_large(g, (double(g.m) + double(ker.MR)) * double(g.k))) return false;  // (as the thin rule's bound)
     const double a_step_floats = rows * double(plan.blocking.KC), c_floats = double(g.m) * double(g.n);
+    const bool step_within_l2 = a_step_floats + c_floats <= 2.0 * half_l2_floats;
     return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats &&
-           a_step_floats + c_floats <= 2.0 * half_l2_floats;
+           (step_within_l2 || ker.small_kernel_max_volume == 0);
 }
 
 const char* env(const char* name) {
