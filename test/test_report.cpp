@@ -215,11 +215,8 @@ TEST(Report, SmallPathWithKStepsOutsideCountsCOncePerStep) {
     const ReportedCall call = reported_call(m, n, k, m);
     ridge_set_num_threads(0);
     ASSERT_STREQ("small", call.report.path);
-    const ridge::GemmArgs g = [&] {
-        ridge::GemmArgs a;
-        a.m = m, a.n = n, a.k = k, a.lda = m, a.ldb = k;
-        return a;
-    }();
+    ridge::GemmArgs g;
+    g.m = m, g.n = n, g.k = k, g.lda = m, g.ldb = k;
     const double column_tiles = double(ceil_div(n, ridge::small_column_tile_width(g, *ker)));
     const double passes_over_k = double(call.report.l2_to_l1_bytes - 4.0 * (double(m) * k * column_tiles + double(k) * n)) /
                                  (8.0 * m * n);
