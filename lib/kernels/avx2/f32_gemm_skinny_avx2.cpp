@@ -29,21 +29,6 @@ constexpr int kLanes = kLanesAvx2;
 constexpr int kMR = 16;  // the 16 x 6 kernel's tile
 constexpr int kNR = 6;
 
-// One vector of a column of C: C = alpha * acc + beta * C; beta == 0 never
-// reads C (a NaN in it must not survive); beta == 1, every chunk after the
-// first, is one FMA.
-template <bool kFull>
-inline void update_vector(__m256 acc, __m256 valpha, __m256 vbeta, float beta, float* cv, __m256i rows) {
-    __m256 r;
-    if (beta == 0.0f)
-        r = _mm256_mul_ps(valpha, acc);
-    else if (beta == 1.0f)
-        r = _mm256_fmadd_ps(valpha, acc, load_rows<kFull>(cv, rows));
-    else
-        r = _mm256_fmadd_ps(valpha, acc, _mm256_mul_ps(vbeta, load_rows<kFull>(cv, rows)));
-    store_rows<kFull>(cv, rows, r);
-}
-
 // C[0:8*V, 0:NR]: V vectors of rows, the last through `last_rows` unless kFull.
 // kPrefetch: also bring in a_next's 16 rows of the same k steps (the tile the
 // driver computes next): the one or two lines they span per k step.

@@ -66,18 +66,10 @@ void small_tile(int64_t k, float alpha, const float* a, int64_t a_step, const fl
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) {
-            float* cv = c + j * ldc + kLanes * v;
-            const bool full = kFull || v < V - 1;
-            __m256 r;
-            if (beta == 0.0f)  // C is not read: a NaN in it does not survive
-                r = _mm256_mul_ps(valpha, acc[v][j]);
+            if (v < V - 1)
+                update_vector<true>(acc[v][j], valpha, vbeta, beta, c + j * ldc + kLanes * v, last_rows);
             else
-                r = _mm256_fmadd_ps(valpha, acc[v][j],
-                                    _mm256_mul_ps(vbeta, full ? _mm256_loadu_ps(cv) : _mm256_maskload_ps(cv, last_rows)));
-            if (full)
-                _mm256_storeu_ps(cv, r);
-            else
-                _mm256_maskstore_ps(cv, last_rows, r);
+                update_vector<kFull>(acc[v][j], valpha, vbeta, beta, c + j * ldc + kLanes * v, last_rows);
         }
 }
 

@@ -32,4 +32,19 @@ inline void store_rows(float* p, __m256i rows, __m256 v) {
         _mm256_maskstore_ps(p, rows, v);
 }
 
+// One vector of a column of C: C = alpha * acc + beta * C; beta == 0 never
+// reads C (a NaN in it must not survive); beta == 1 (every k step after the
+// first) is one FMA, with the same bits as through beta's multiply (exact).
+template <bool kFull>
+inline void update_vector(__m256 acc, __m256 valpha, __m256 vbeta, float beta, float* cv, __m256i rows) {
+    __m256 r;
+    if (beta == 0.0f)
+        r = _mm256_mul_ps(valpha, acc);
+    else if (beta == 1.0f)
+        r = _mm256_fmadd_ps(valpha, acc, load_rows<kFull>(cv, rows));
+    else
+        r = _mm256_fmadd_ps(valpha, acc, _mm256_mul_ps(vbeta, load_rows<kFull>(cv, rows)));
+    store_rows<kFull>(cv, rows, r);
+}
+
 }  // namespace ridge
