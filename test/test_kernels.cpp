@@ -1502,8 +1502,9 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
 // cache) and in a cache (half of it), at lda 1000, 1024 (4 KiB) and 3072 (12
 // KiB); the blocked path past the width. At lda 2048 (8 KiB), or at 512
 // rows, only one thread streaming A takes it past kSkinnyMaxColumnsShared; a
-// cached A or a team runs the blocked path (lda 520 keeps the small path out
-// at 512 rows). The result is right on every path.
+// cached A or a team runs the blocked path (lda 648 keeps the small path out
+// at 512 rows: past 512 and past the square-like shapes' 640). The result is
+// right on every path.
 TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
@@ -1528,6 +1529,7 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
         const double flops = 2.0 * double(short_rows) * double(n) * double(k_for(short_rows, 0.5));
         EXPECT_EQ(threads, ridge::threads_for(flops)) << "the calls must get this many threads";
         const int64_t lda_4k = 1024 - tall, lda_8k = 2048 - tall, lda_12k = 3072 - tall;  // lda_pad, fp32
+        const int64_t lda_648 = 648 - short_rows;
         expect_paths({{tall, n, k_for(tall, 2.0), false, false, 0, wide},
                       {tall, n, k_for(tall, 2.0), false, false, lda_8k, threads == 1 ? wide : "blocked"},
                       {tall, n, k_for(tall, 0.5), false, false, 0, wide},
@@ -1535,8 +1537,8 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
                       {tall, n, k_for(tall, 0.5), false, false, lda_12k, wide},
                       {tall, n, k_for(tall, 0.5), false, false, lda_8k, "blocked"},
                       {tall, widest + 1, k_for(tall, 0.5), false, false, 0, "blocked"},
-                      {short_rows, n, k_for(short_rows, 2.0), false, false, 8, threads == 1 ? wide : "blocked"},
-                      {short_rows, n, k_for(short_rows, 0.5), false, false, 8, "blocked"}},
+                      {short_rows, n, k_for(short_rows, 2.0), false, false, lda_648, threads == 1 ? wide : "blocked"},
+                      {short_rows, n, k_for(short_rows, 0.5), false, false, lda_648, "blocked"}},
                      1.0f, 0.0f, rng);
     }
     ridge_set_num_threads(0);
@@ -1811,7 +1813,8 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
 // C^T, with the few-rows path's limits with m and n swapped: up to 16 columns
 // always, 17-48 with the outer kernel at any k (B's packed panel read in
 // passes past half of L2); not 49 columns, not A untransposed, and not what
-// the small path takes.
+// the small path keeps (up to 16 columns, m or k under 128; 17-48 columns, up
+// to 512 rows: few_columns_of_transposed_a in dispatch.cpp).
 TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
@@ -1819,13 +1822,17 @@ TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const char* untransposed = ker->skinny != nullptr ? "skinny" : "blocked";
     expect_paths({{1000, 16, 600, true, false, 0, "skinny_trans_a"},
                   {700, 5, 900, true, true, 3, "skinny_trans_a"},
+                  {128, 4, 128, true, false, 0, "skinny_trans_a"},
                   {1000, 16, 600, false, false, 0, untransposed},
-                  {100, 16, 100, true, false, 0, "small"}},
+                  {100, 16, 100, true, false, 0, "small"},
+                  {128, 16, 127, true, false, 0, "small"}},
                  0.5f, 0.25f, rng);
     if (ker->few_rows_outer == nullptr) return;
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
     expect_paths({{1000, 48, 600, true, false, 0, "skinny_trans_a"},
                   {1000, 33, 600, true, true, 0, "skinny_trans_a"},
+                  {520, 32, 300, true, false, 0, "skinny_trans_a"},
+                  {300, 32, 500, true, false, 0, "small"},
                   {1000, 49, 600, true, false, 0, "blocked"},
                   {600, 48, long_k, true, false, 0, "skinny_trans_a"}},
                  0.5f, 0.0f, rng);

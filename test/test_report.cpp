@@ -329,8 +329,12 @@ TEST(Report, KALittleBeyondKcRunsInOneStep) {
     const ridge::BlockingParams model = choice.blocking;
     const ridge::GemmKernel& ker = *choice.kernel;
     const int64_t l1_bytes = int64_t(ridge::machine_topology().l1.size_bytes);
-    // More rows than the small path takes (and than MC), C and B well inside the cache.
-    const int64_t m = 2 * model.MC + 7, n = 300;
+    // More rows than the small path takes (and than MC), C and B well inside
+    // the cache: C within half of it (a C past it would spread a short last
+    // KC step over the others: blocking_for_k_remainder; with the 48 KiB L1's
+    // MC of 1792 and a 4 MiB cache, 300 columns would be past it).
+    const int64_t m = 2 * model.MC + 7;
+    const int64_t n = std::min<int64_t>(300, int64_t(ridge::runtime_config().stream_c_min_bytes / 2 / (4.0 * m)));
     for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
         SCOPED_TRACE("k = " + std::to_string(k));
         const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;

@@ -647,10 +647,32 @@ bool thin_enough_for_capped_small_kernel(const GemmKernel& kernel, const GemmArg
     return g.m <= kernel.small_thin_max_rows && a_bytes <= l2_bytes && b_bytes > l2_bytes;
 }
 
+// Few columns of a transposed A that the few-rows path on C^T takes
+// (use_skinny_trans_a_path) are left to it: the small path copies op(A)
+// transposed, m x k for only n columns of FMAs, where that path reads A's
+// columns in place. Where it pays, measured on the Intel VM (48 KiB L1, 2 MiB
+// L2) against the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9 TN`):
+// up to 16 columns at m and k of 128 and more, 128 x 4 x 128 1.83, 128 x 8 x
+// 128 1.26, 128 x 16 x 128 1.14, 200 x 8 x 200 1.35, 160 x 16 x 160 1.28, 300
+// x 16 x 300 1.35, 700 x 5 x 900 TT 3.93 (smaller, the small path's: 96 x 16
+// x 96 0.92, 64 x 8 x 64 0.70, 32 x 4 x 256 0.38, 256 x 4 x 32 0.85); 17-48
+// columns past the small path's tall side (more than 512 rows), 520 x 32 x 300
+// 1.18, 550 x 40 x 800 1.34, 600 x 17 x 1000 1.52, 600 x 30 x 1000 1.53, 640 x
+// 48 x 640 1.31 (within it mixed: 256 x 32 x 256 1.13, 200 x 24 x 1000 0.87,
+// 300 x 32 x 500 0.94). On the Zen 4 (32 KiB L1) the small path's A bound kept
+// these shapes out already.
+constexpr int64_t kFewColumnsTransAMinRowsAndDepth = 128;
+bool few_columns_of_transposed_a(const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_a || !use_skinny_trans_a_path(kernel, g)) return false;
+    if (g.n <= kSkinnyMaxRows) return g.m >= kFewColumnsTransAMinRowsAndDepth && g.k >= kFewColumnsTransAMinRowsAndDepth;
+    return g.m > kSmallPathMaxRows;
+}
+
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
+    if (few_columns_of_transposed_a(kernel, g)) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
     // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
     // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
