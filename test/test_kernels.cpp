@@ -1350,7 +1350,8 @@ TEST(Kernels, BReadInPlaceBeyondEachThreadsShareOfTheLastLevelCache) {
 
 // The blocked path reads the block of A in place (reads_a_in_place in
 // gemm_blocked.cpp) where one block covers m and A's columns are at most two
-// thirds of MC floats apart, and packs it otherwise. With each fp32 kernel
+// thirds of MC floats apart (GemmPlan::a_in_place_max_lda, which a profile
+// turns on: set here), and packs it otherwise. With each fp32 kernel
 // that has a small kernel, one thread: the same problem with A's columns m
 // apart (in place) and MC + 1 apart (packed) gives C bit for bit the same, and
 // right against the double reference; partial tiles both ways, several KC
@@ -1366,6 +1367,7 @@ TEST(Kernels, BlockedPathReadsAInPlaceWithThePackedBits) {
     for (const ridge::GemmKernel* ker : kernels) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         const int64_t MR = ker->MR, NR = ker->NR, KC = plan.blocking.KC, MC = plan.blocking.MC;
+        plan.a_in_place_max_lda = 2 * MC / 3;  // as RuntimeConfig::blocked_a_in_place sets it
         const int64_t shapes[][3] = {{3 * MR + 5, 4 * NR + 7, KC + 37}, {MR, NR, 5}, {2 * MR - 1, NR + 1, 2 * KC}};
         for (const auto& shape : shapes)
             for (bool b_from_memory : {false, true})

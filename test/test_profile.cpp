@@ -132,6 +132,7 @@ void expect_empty(const Profile& p) {
     EXPECT_FALSE(p.has_small_path);
     EXPECT_FALSE(p.has_threads);
     EXPECT_FALSE(p.has_skinny_path);
+    EXPECT_FALSE(p.has_blocked_a_in_place);
     EXPECT_EQ(0, p.skinny_max_columns);
     EXPECT_EQ(0.0, p.small_max_volume);
     EXPECT_EQ(0.0, p.small_max_a_floats);
@@ -575,6 +576,31 @@ TEST(ProfileParse, BlockSizesOutOfRangeAreCorrupt) {
     EXPECT_EQ(1, r.profile.blocking[0].KC);
     EXPECT_EQ(16777216, r.profile.blocking[0].MC);
     EXPECT_EQ(384, r.profile.blocking[0].NC);
+}
+
+// "blocked_path" is optional (profiles before it have none); present, its
+// "a_in_place" must be true or false.
+TEST(ProfileParse, BlockedPathAInPlace) {
+    Result r = parse(Parts().text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_FALSE(r.profile.has_blocked_a_in_place);
+    Parts p;
+    for (bool in_place : {false, true}) {
+        p.extra = std::string("\"blocked_path\": {\"a_in_place\": ") + (in_place ? "true" : "false") + "}";
+        r = parse(p.text());
+        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+        EXPECT_TRUE(r.profile.has_blocked_a_in_place);
+        EXPECT_EQ(in_place, r.profile.blocked_a_in_place);
+    }
+    for (const char* bad : {"1", "\"true\"", "null", "{}"}) {
+        SCOPED_TRACE(bad);
+        p.extra = std::string("\"blocked_path\": {\"a_in_place\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "a_in_place");
+    }
+    p.extra = "\"blocked_path\": {}";
+    expect_refused(p.text(), ProfileStatus::corrupt, "a_in_place");
+    p.extra = "\"blocked_path\": true";
+    expect_refused(p.text(), ProfileStatus::corrupt, "blocked_path");
 }
 
 // "gemv" is optional (profiles before it have none); present, it must give a

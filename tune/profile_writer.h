@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "a_in_place.h"
 #include "cache_probe.h"
 #include "gemv_prefetch.h"
 #include "model_table.h"
@@ -24,6 +25,7 @@ struct TuneRun {
     std::vector<KernelSearch> searches;       // the kernels the library runs by default here
     Crossover crossover;
     GemvPrefetchChoice gemv;                  // gemv.elements -1: not measured
+    AInPlaceChoice a_in_place;                // a_in_place.in_place -1: not measured
     double small_max_a_floats = 0;            // kept at the library's figure (recorded)
     std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
 };

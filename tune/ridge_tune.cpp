@@ -176,6 +176,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     // First, as the searches below spend whatever budget is left: 2-4 s here (one pass to
     // fill A, then 2 x 4 calls a round from memory).
     run.gemv = search_gemv_prefetch(9);
+    run.a_in_place = search_a_in_place(*f32.kernel, f32.chosen, 9);  // (under a second here)
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
     search_small_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 3), &run.crossover);
     const double per_thread =
@@ -196,6 +197,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
                            cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
     for (const std::string& line : run.gemv.lines) run.crossover.lines.push_back(line);
+    for (const std::string& line : run.a_in_place.lines) run.crossover.lines.push_back(line);
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");
     for (const std::string& line : run.crossover.lines) std::printf("  %s\n", line.c_str());
@@ -222,6 +224,9 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     if (run.gemv.elements >= 0)
         std::printf("  GEMV prefetches an A from memory %lld elements ahead (0: not at all; before this run %lld)\n",
                     (long long)run.gemv.elements, (long long)cfg.gemv_prefetch_elements);
+    if (run.a_in_place.in_place >= 0)
+        std::printf("  blocked path reads a block of A in place: %s (before this run %s)\n",
+                    run.a_in_place.in_place ? "yes" : "no", cfg.blocked_a_in_place ? "yes" : "no");
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16})
         if (run.crossover.skinny_max_columns[int(input)] > 0)
             std::printf("  %s skinny path up to n = %lld columns (before this run %lld)\n", ridge::dtype_name(input),

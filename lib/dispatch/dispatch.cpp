@@ -575,6 +575,7 @@ bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 }  // namespace
 
 void set_blocked_path_limits(GemmPlan* plan) {
+    plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
     plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
     plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
     plan->b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel);
@@ -876,6 +877,9 @@ void print_config(const RuntimeConfig& cfg) {
                      cfg.gemv_prefetch_elements == kGemvPrefetchElements ? "" : " (profile)");
     else
         std::fprintf(stderr, "ridge: GEMV leaves A to the hardware prefetchers (profile: they streamed faster)\n");
+    std::fprintf(stderr, "ridge: blocked path: a block of A %s\n",
+                 cfg.blocked_a_in_place ? "read in place up to lda 2/3 MC (profile: faster than packing it here)"
+                                        : "always packed (reading it in place is a profile's to turn on)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -995,6 +999,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_skinny_bf16) cfg.skinny_max_columns[int(Dtype::bf16)] = profile->skinny_max_columns_bf16;
         if (profile->has_skinny_f16) cfg.skinny_max_columns[int(Dtype::f16)] = profile->skinny_max_columns_f16;
         if (profile->has_gemv_prefetch) cfg.gemv_prefetch_elements = profile->gemv_prefetch_elements;
+        if (profile->has_blocked_a_in_place) cfg.blocked_a_in_place = profile->blocked_a_in_place;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }

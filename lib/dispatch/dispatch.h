@@ -48,6 +48,8 @@ struct RuntimeConfig {
     double gemv_from_memory_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM (the LLC): prefetched,
                                             // and the kernel's n_from_memory
     int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)
+    bool blocked_a_in_place = false;     // the blocked path may read a block of A in place (reads_a_in_place,
+                                         // gemm_blocked.cpp): where a profile says it pays here
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };

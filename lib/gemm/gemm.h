@@ -70,6 +70,11 @@ struct GemmPlan {
     // runs a block's ir loop outside its jr loop (set by the dispatcher; 0:
     // never, see runs_ir_outside_jr in gemm_blocked.cpp).
     int64_t b_panel_columns_for_ir_outside_jr = 0;
+    // Blocked path: A's leading dimension up to which one block of A is read
+    // in place rather than packed (set by the dispatcher from
+    // RuntimeConfig::blocked_a_in_place; 0: never, see reads_a_in_place in
+    // gemm_blocked.cpp).
+    int64_t a_in_place_max_lda = 0;
     // Few-rows path (skinny_m, skinny_trans_a), outer-product form: k steps per
     // pass over op(B), so that the share of the packed op(A) each group of
     // columns reads again stays in L2 (set by the dispatcher: few_rows_k_pass;

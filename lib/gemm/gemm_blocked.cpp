@@ -209,7 +209,7 @@ bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int th
 // Whether the block of A is read where the caller keeps it, not packed: one
 // thread (or a slice of a team's), one block of A per KC step (m <= MC), A
 // not transposed, fp32, and its columns at most two thirds of MC floats apart
-// (512 here), so that the KC step's block of A, as stored, spans at most half
+// (512 on the Zen 4), so that the KC step's block of A, as stored, spans at most half
 // of L2 (the model gives its packed block three quarters: MC 768 at KC 256 of
 // 1 MiB). Every tile then runs the small kernel on A's columns lda apart (the
 // packed kernel's FMAs in the same order: C bit for bit the same), and the
@@ -224,12 +224,21 @@ bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int th
 // 256 x 512 x 1024 1.000, 512^3 1.006). Columns further apart lost: up to MC
 // (1 thread 768^3 0.940, 600^3 0.980, 700 x 300 x 5000 0.965; 2 threads
 // 0.970), and far apart, in blocks of 768 of 1024-4096 rows, 0.73-0.97.
+// All of that on the Zen 4. On the Intel VM (48 KiB L1, 2 MiB L2: MC 1792, so
+// lda up to 1194) the same rule lost everywhere it applied (packed against in
+// place, `RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 9`, an experiment build):
+// 1 thread 1024^3 1.141, 1000^3 1.165, 1152 x 1024 x 1024 1.162, 768^3 1.087,
+// 512 x 1024 x 1024 1.053, 512 x 512 x 4096 1.299 (2 threads 1.252), 512 x
+// 2048 x 2048 1.228 (1.137), 512 x 4096 x 1024 1.180 (1.170), 320 x 3000 x
+// 800 1.028 (1.032), 256 x 4096 x 512 1.016: 1024^3 ran at 0.93x oneDNN with
+// it, at parity packed. So whether the rule applies is the machine's
+// (RuntimeConfig::blocked_a_in_place: off unless ridge-tune measured it to
+// pay; GemmPlan::a_in_place_max_lda carries 2/3 MC or 0).
 bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
     const GemmKernel& ker = *plan.kernel;
     return s.threads == 1 && s.blocks_per_group == 1 && !s.k_steps_outside_jc && !g.trans_a &&
            g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.small_kernel_max_volume == 0 &&
-           ker.packed_bytes == 4 && !plan.stream_c &&
-           3 * g.lda <= 2 * plan.blocking.MC;
+           ker.packed_bytes == 4 && !plan.stream_c && g.lda <= plan.a_in_place_max_lda;
 }
 
 // Whether each block's ir loop runs outside its jr loop (run_ir_outside_jr):

@@ -83,6 +83,8 @@ public:
         if (s != ProfileStatus::loaded) return s;
         s = read_gemv(doc_.object_get(root, "gemv"), out);
         if (s != ProfileStatus::loaded) return s;
+        s = read_blocked_path(doc_.object_get(root, "blocked_path"), out);
+        if (s != ProfileStatus::loaded) return s;
         return read_threads(doc_.object_get(root, "threads"), out);
     }
 
@@ -244,6 +246,18 @@ private:
         out->has_gemv_prefetch = true;
         out->gemv_prefetch_elements = static_cast<int64_t>(elements);
         return s;
+    }
+
+    // Optional: absent leaves has_blocked_a_in_place false; present, "a_in_place" (a boolean) is required.
+    ProfileStatus read_blocked_path(const JsonNode* blocked, Profile* out) {
+        if (blocked == nullptr) return ProfileStatus::loaded;
+        if (!JsonDocument::is_object(blocked)) return fail(ProfileStatus::corrupt, "\"blocked_path\" is not an object");
+        const JsonNode* in_place = doc_.object_get(blocked, "a_in_place");
+        if (!JsonDocument::is_bool(in_place))
+            return fail(ProfileStatus::corrupt, "\"blocked_path\".\"a_in_place\" is missing or not true/false");
+        out->has_blocked_a_in_place = true;
+        out->blocked_a_in_place = in_place->type == JsonType::true_value;
+        return ProfileStatus::loaded;
     }
 
     ProfileStatus read_threads(const JsonNode* threads, Profile* out) {

@@ -82,6 +82,12 @@ struct Profile {
     bool has_gemv_prefetch = false;
     int64_t gemv_prefetch_elements = 0;
 
+    // Whether the blocked path reads a block of A in place (gemm_blocked.cpp:
+    // reads_a_in_place), where ridge-tune measured it ("blocked_path":
+    // {"a_in_place": true|false}; the library's built-in answer, no, otherwise).
+    bool has_blocked_a_in_place = false;
+    bool blocked_a_in_place = false;
+
     bool has_threads = false;
     double min_flops_per_thread = 0;
     bool has_small_threads = false;        // "threads" also gave the small path's figure
