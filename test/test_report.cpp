@@ -320,27 +320,32 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
 }
 
 // A k a little beyond KC (at most twice it) runs in one KC step where the
-// micro-panel of B that deep takes at most three quarters of L1, MC the
+// micro-panel of B that deep takes at most three quarters of L1 and the block
+// of A that deep (m rows, at most MC) no more than MC x KC floats, MC the
 // model's (blocking_for_k_in_one_step in dispatch.cpp); a k past twice KC
-// keeps the model's blocking. The report gives the blocking the call
-// used, and (one thread) its memory traffic one pass over C, written once, never read.
+// keeps the model's blocking, and so does a block of MC rows. The report
+// gives the blocking the call used, and (one thread, one block of A) its
+// memory traffic one pass over C, written once, never read.
 TEST(Report, KALittleBeyondKcRunsInOneStep) {
     const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
     const ridge::BlockingParams model = choice.blocking;
     const ridge::GemmKernel& ker = *choice.kernel;
     const int64_t l1_bytes = int64_t(ridge::machine_topology().l1.size_bytes);
-    // More rows than the small path takes (and than MC), C and B well inside
-    // the cache: C within half of it (a C past it would spread a short last
-    // KC step over the others: blocking_for_k_remainder; with the 48 KiB L1's
-    // MC of 1792 and a 4 MiB cache, 300 columns would be past it).
-    const int64_t m = 2 * model.MC + 7;
-    const int64_t n = std::min<int64_t>(300, int64_t(ridge::runtime_config().stream_c_min_bytes / 2 / (4.0 * m)));
+    // Two thirds of MC rows (a block of A within MC x KC at 1.5 KC deep) and
+    // more than MC; A's columns at least 648 floats apart, past what the small
+    // path takes (512, or 640 for square-like shapes). C and B well inside the
+    // cache: C within half of it (a C past it would spread a short last KC
+    // step over the others: blocking_for_k_remainder; with the 48 KiB L1's MC
+    // of 1792 and a 4 MiB cache, 300 columns of 2 MC rows would be past it).
+    for (const int64_t m : {2 * model.MC / 3 - 5, 2 * model.MC + 7})
     for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
-        SCOPED_TRACE("k = " + std::to_string(k));
+        SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
+        const int64_t n = std::min<int64_t>(300, int64_t(ridge::runtime_config().stream_c_min_bytes / 2 / (4.0 * m)));
         const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
-        const bool one_step = k <= 2 * model.KC && fits_l1;
+        const bool block_fits = std::min(m, model.MC) * k <= model.MC * model.KC;
+        const bool one_step = k <= 2 * model.KC && fits_l1 && block_fits;
         ridge::set_thread_count_override(1);  // one thread: each matrix read once in all
-        const ReportedCall call = reported_call(m, n, k, m);
+        const ReportedCall call = reported_call(m, n, k, std::max<int64_t>(m, 648));
         ridge::set_thread_count_override(0);
         ASSERT_STREQ("blocked", call.report.path);
         const int64_t kc = ceil_div(k, ker.k_group) * ker.k_group;

@@ -467,8 +467,17 @@ namespace {
 // one build 1.006 / 1.012), 2048 x 2048 x 1024 1.012, 1024 x 1024 x 900
 // 0.995 / 1.014, 768 x 768 x 1000 1.006, 1536 x 1536 x 1000 1.003, 512 x 512
 // x 1024 1.005, 4096 x 512 x 1024 0.999.
-BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
+// And only where the block of A that deep (m rows, at most MC) keeps within
+// the model's block of MC x KC, its share of L2: on the Intel VM (2 MiB L2,
+// KC 256 / MC 1792 for AVX-512, 512 / 896 for AVX2) the deeper block of a
+// large m outgrew L2, and two steps beat one (`RIDGE_NUM_THREADS=1 ridge-ab
+// OLD NEW M N K 7`, an experiment build without the one step): AVX-512 1024 x
+// 1024 x 512 1.052, 1024 x 1024 x 400 1.048, 2048 x 2048 x 512 1.083 (512^3,
+// its block within, 0.989); `RIDGE_ISA=avx2` 1024^3 1.116, 2048 x 1024 x
+// 1024 1.163, 1024 x 2048 x 1024 1.113, 768^3 1.060 (600^3, within, 0.991).
+BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t m, int64_t k) {
     if (k <= bp.KC || k > 2 * bp.KC || k > deepest_kc_in_l1(kernel)) return bp;
+    if (double(std::min(m, bp.MC)) * double(k) > double(bp.MC) * double(bp.KC)) return bp;
     bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
     return bp;
 }
@@ -545,7 +554,7 @@ BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice&
                                      bool b_from_memory) {
     const BlockingParams bp = blocking_for_k_in_one_step(
         blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g.k), *choice.kernel, g, b_from_memory),
-        *choice.kernel, g.k);
+        *choice.kernel, g.m, g.k);
     return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
 }
 
