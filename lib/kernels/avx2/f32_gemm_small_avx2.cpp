@@ -137,6 +137,15 @@ void ukr_f32_gemm_small_16x6__avx2(int64_t mr, int64_t nr, int64_t k, float alph
         tile(vectors, full, width)(k, alpha, a, a_step, b + j * b_col, b_step, b_col, beta, c + j * ldc, ldc, mask);
         j += width;
     }
+    // The tiles take a 256-bit argument, so GCC treats them as called from
+    // AVX code and returns from them with the upper halves of the ymm
+    // registers dirty, and this function, having called them, returns so too:
+    // the caller's SSE code (gemm_small.cpp, built for baseline x86-64) then
+    // paid a state transition on Intel cores at every call and the next VEX
+    // instruction here another (perf, cpu-clock: about half of a 64^3 call
+    // on the two instructions either side of the call). AMD cores have no
+    // such penalty, which is why the Zen 4 never showed it.
+    _mm256_zeroupper();
 }
 
 }  // namespace ridge
