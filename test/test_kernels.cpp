@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "gemm/gemm.h"
@@ -239,6 +240,7 @@ TEST_P(KernelTest, MicrokernelOnHandPackedPanels) {
                 if (beta == 0.0f) c.fill(quiet_nan());  // must be overwritten, never read
 
                 kernel_->ukr(kc, alpha, panels.a.p, panels.b.p, beta, c.data(), ldc);
+                ASSERT_NE(1, ridge::upper_vector_state_in_use()) << "returned with the upper vector state in use";
 
                 ASSERT_TRUE(tile_matches_panels(c, MR, NR, MR, NR, kc, alpha, panels, beta));
                 ASSERT_TRUE(c.untouched_outside());
@@ -553,10 +555,12 @@ TEST(Kernels, SmallKernelsOnInPlaceOperands) {
 
                         ker.small_f32(mr, nr, k, alpha, a.data(), a_step, b.data(), b_step, b_col, beta, c.data(),
                                       c.ld());
+                        const int upper_dirty = ridge::upper_vector_state_in_use();
 
                         SCOPED_TRACE(std::string(ker.name) + " small mr=" + std::to_string(mr) + " nr=" +
                                      std::to_string(nr) + " k=" + std::to_string(k) + (b_trans ? " B^T" : " B") +
                                      " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+                        ASSERT_NE(1, upper_dirty) << "returned with the upper vector state in use (no vzeroupper)";
                         const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
                         for (int64_t j = 0; j < nr; ++j)
                             for (int64_t i = 0; i < mr; ++i) {
@@ -604,10 +608,12 @@ void check_skinny_kernel(ridge::GemmSkinnyUkr skinny, const std::string& name, i
 
                 skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
                        prefetch ? a.data() : nullptr);
+                const int upper_dirty = ridge::upper_vector_state_in_use();
 
                 SCOPED_TRACE(name + " mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " k=" +
                              std::to_string(k) + " alpha=" + std::to_string(alpha) + " beta=" +
                              std::to_string(beta) + (prefetch ? " prefetch" : ""));
+                ASSERT_NE(1, upper_dirty) << "returned with the upper vector state in use (no vzeroupper)";
                 const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, beta, 1.0);
                 for (int64_t j = 0; j < nr; ++j)
                     for (int64_t i = 0; i < mr; ++i) {

@@ -40,6 +40,17 @@ uint64_t read_xcr0() {
 
 bool bit(unsigned word, int n) { return (word >> n) & 1u; }
 
+// XGETBV(1) = XINUSE, the state components not in their initial state; only
+// where CPUID.(EAX=0DH,ECX=1):EAX[2] says the CPU has it.
+bool has_xinuse() {
+    return __get_cpuid_max(0, nullptr) >= 0xD && bit(cpuid(1, 0).ecx, 27) && bit(cpuid(0xD, 1).eax, 2);
+}
+uint64_t read_xinuse() {
+    uint32_t lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+    return (uint64_t(hi) << 32) | lo;
+}
+
 // Linux (5.16+) lets a process use the AMX tile registers only after it asks:
 // arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); without it the first
 // tile instruction faults. Values from the kernel's asm/prctl.h and fpu/types.h.
@@ -177,6 +188,17 @@ bool parse_isa(const char* text, Isa* out) {
         }
     }
     return false;
+}
+
+int upper_vector_state_in_use() {
+#if RIDGE_X86
+    static const bool known = has_xinuse();
+    if (!known) return -1;
+    constexpr uint64_t kYmmHi128 = uint64_t{1} << 2, kZmmHi256 = uint64_t{1} << 6;  // XSAVE components 2 and 6
+    return (read_xinuse() & (kYmmHi128 | kZmmHi256)) != 0 ? 1 : 0;
+#else
+    return -1;
+#endif
 }
 
 void spin_wait_hint() {

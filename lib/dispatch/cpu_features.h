@@ -38,6 +38,14 @@ CpuSignature this_cpu_signature();
 const char* isa_name(Isa isa);
 bool parse_isa(const char* text, Isa* out);
 
+// Whether the upper halves of the vector registers are in use right now
+// (XGETBV(1), XINUSE: the AVX state above 128 bits of ymm0-15, or the ZMM
+// state above 256 bits of zmm0-15): 1 in use, 0 clear, -1 where the CPU
+// cannot say. Code returning to baseline (SSE) code must leave them clear
+// (vzeroupper): Intel cores charge a state transition otherwise (test_kernels:
+// KernelsReturnWithTheUpperVectorStateClear).
+int upper_vector_state_in_use();
+
 // The CPU's hint for the body of a spin-wait loop (x86's pause): the waiting
 // thread yields its core's issue slots to a hyperthread sibling, and leaves the
 // loop without a memory-order misprediction. Nothing on other CPUs.

@@ -114,6 +114,10 @@ void ukr_f32_gemm_skinny_16x6__avx2(int64_t mr, int64_t nr, int64_t kc, float al
     const __m256i last_rows = first_lanes_mask(mr - (mr > kLanes ? kLanes : 0));
     const SkinnyTile run = next != nullptr ? tile<true>(mr, nr) : tile<false>(mr, nr);
     run(kc, alpha, at, lda, b, b_step, beta, c, ldc, next, last_rows);
+    // The tiles take a 256-bit argument and so return with the ymm upper
+    // halves dirty (GCC leaves out their vzeroupper); the caller is baseline
+    // SSE code (f32_gemm_small_avx2.cpp says what that costs on Intel cores).
+    _mm256_zeroupper();
 }
 
 void transpose_f32__avx2(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd) {
