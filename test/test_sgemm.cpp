@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "dispatch/cpu_features.h"
 #include "dispatch/registry.h"
@@ -170,4 +171,66 @@ TEST(Sgemm, SkinnyKernelKeptToItsOwnWidth) {
         else
             EXPECT_EQ(std::string::npos, path.find("skinny")) << "path " << path;
     }
+}
+
+// Every path returns to the caller with the upper halves of the vector
+// registers clear (vzeroupper): the caller may be SSE code, and Intel cores
+// charge a state transition for the dirty state at each call (the AVX2 small
+// and skinny kernels' tiles once returned so, 37be4fa / cf4e766). fp32 GEMM on
+// the small, blocked, skinny, few-rows and transposed paths, 16-bit GEMM, and
+// GEMV for each input, one thread, on whichever kernels RIDGE_ISA leaves here.
+TEST(Sgemm, EveryPathReturnsWithTheUpperVectorStateClear) {
+    if (ridge::upper_vector_state_in_use() < 0) GTEST_SKIP() << "the CPU cannot say (no XGETBV(1))";
+    struct Shape {
+        int64_t m, n, k;
+        bool ta, tb;
+    };
+    const Shape shapes[] = {{64, 64, 64, false, false},     {1000, 300, 300, false, false}, {3000, 16, 512, false, false},
+                            {8, 512, 512, false, false},    {40, 1024, 512, false, false},  {700, 5, 900, true, true},
+                            {16, 1000, 600, false, true},   {200, 200, 600, true, false},   {33, 47, 29, true, true}};
+    ridge_set_num_threads(1);
+    ridge_set_report(1);
+    for (const Shape& s : shapes) {
+        const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k;
+        const std::vector<float> a(size_t(s.m * s.k), 0.5f), b(size_t(s.k * s.n), 0.25f);
+        const std::vector<uint16_t> a16(a.size(), 0x3f00), b16(b.size(), 0x3e80);  // bf16 0.5 and 0.25
+        std::vector<float> c(size_t(s.m * s.n), 1.0f);
+        const auto ta = s.ta ? RIDGE_TRANS : RIDGE_NO_TRANS, tb = s.tb ? RIDGE_TRANS : RIDGE_NO_TRANS;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb,
+                                             0.5f, c.data(), s.m));
+        const int f32_dirty = ridge::upper_vector_state_in_use();
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_EQ(0, f32_dirty) << "sgemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " (" << r.kernel
+                                << ")";
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a16.data(), lda,
+                                                 b16.data(), ldb, 0.5f, c.data(), s.m));
+        const int bf16_dirty = ridge::upper_vector_state_in_use();
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_EQ(0, bf16_dirty) << "bf16 gemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " ("
+                                 << r.kernel << ")";
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_f16(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a16.data(), lda,
+                                                b16.data(), ldb, 0.5f, c.data(), s.m));
+        const int f16_dirty = ridge::upper_vector_state_in_use();
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        EXPECT_EQ(0, f16_dirty) << "f16 gemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " ("
+                                << r.kernel << ")";
+    }
+    for (bool trans : {false, true}) {
+        const int64_t m = 300, n = 200;
+        const std::vector<float> a(size_t(m * n), 0.5f), x(size_t(std::max(m, n)), 1.0f);
+        const std::vector<uint16_t> a16(a.size(), 0x3f00), x16(x.size(), 0x3f80);
+        std::vector<float> y(size_t(std::max(m, n)), 0.0f);
+        const auto t = trans ? RIDGE_TRANS : RIDGE_NO_TRANS;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemv(RIDGE_COL_MAJOR, t, m, n, 1.0f, a.data(), m, x.data(), 1, 0.0f, y.data(), 1));
+        EXPECT_EQ(0, ridge::upper_vector_state_in_use()) << "sgemv" << (trans ? " T" : " N");
+        ASSERT_EQ(RIDGE_SUCCESS,
+                  ridge_gemv_bf16(RIDGE_COL_MAJOR, t, m, n, 1.0f, a16.data(), m, x16.data(), 1, 0.0f, y.data(), 1));
+        EXPECT_EQ(0, ridge::upper_vector_state_in_use()) << "bf16 gemv" << (trans ? " T" : " N");
+        ASSERT_EQ(RIDGE_SUCCESS,
+                  ridge_gemv_f16(RIDGE_COL_MAJOR, t, m, n, 1.0f, a16.data(), m, x16.data(), 1, 0.0f, y.data(), 1));
+        EXPECT_EQ(0, ridge::upper_vector_state_in_use()) << "f16 gemv" << (trans ? " T" : " N");
+    }
+    ridge_set_report(0);
+    ridge_set_num_threads(0);
 }
