@@ -179,6 +179,15 @@ TEST(Sgemm, SkinnyKernelKeptToItsOwnWidth) {
 // and skinny kernels' tiles once returned so, 37be4fa / cf4e766). fp32 GEMM on
 // the small, blocked, skinny, few-rows and transposed paths, 16-bit GEMM, and
 // GEMV for each input, one thread, on whichever kernels RIDGE_ISA leaves here.
+namespace {
+struct Gemm16 {
+    const char* name;
+    ridge_status (*run)(ridge_layout, ridge_transpose, ridge_transpose, int64_t, int64_t, int64_t, float,
+                        const uint16_t*, int64_t, const uint16_t*, int64_t, float, float*, int64_t);
+};
+const Gemm16 kGemm16[] = {{"bf16 gemm", ridge_gemm_bf16}, {"f16 gemm", ridge_gemm_f16}};
+}  // namespace
+
 TEST(Sgemm, EveryPathReturnsWithTheUpperVectorStateClear) {
     if (ridge::upper_vector_state_in_use() < 0) GTEST_SKIP() << "the CPU cannot say (no XGETBV(1))";
     struct Shape {
@@ -203,18 +212,14 @@ TEST(Sgemm, EveryPathReturnsWithTheUpperVectorStateClear) {
         ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
         EXPECT_EQ(0, f32_dirty) << "sgemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " (" << r.kernel
                                 << ")";
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_bf16(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a16.data(), lda,
-                                                 b16.data(), ldb, 0.5f, c.data(), s.m));
-        const int bf16_dirty = ridge::upper_vector_state_in_use();
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-        EXPECT_EQ(0, bf16_dirty) << "bf16 gemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " ("
-                                 << r.kernel << ")";
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_gemm_f16(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a16.data(), lda,
-                                                b16.data(), ldb, 0.5f, c.data(), s.m));
-        const int f16_dirty = ridge::upper_vector_state_in_use();
-        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
-        EXPECT_EQ(0, f16_dirty) << "f16 gemm " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " ("
+        for (const Gemm16& gemm : kGemm16) {
+            ASSERT_EQ(RIDGE_SUCCESS, gemm.run(RIDGE_COL_MAJOR, ta, tb, s.m, s.n, s.k, 1.0f, a16.data(), lda, b16.data(),
+                                              ldb, 0.5f, c.data(), s.m));
+            const int dirty = ridge::upper_vector_state_in_use();
+            ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+            EXPECT_EQ(0, dirty) << gemm.name << " " << s.m << "x" << s.n << "x" << s.k << " on " << r.path << " ("
                                 << r.kernel << ")";
+        }
     }
     for (bool trans : {false, true}) {
         const int64_t m = 300, n = 200;
