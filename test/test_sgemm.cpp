@@ -189,7 +189,7 @@ const Gemm16 kGemm16[] = {{"bf16 gemm", ridge_gemm_bf16}, {"f16 gemm", ridge_gem
 }  // namespace
 
 TEST(Sgemm, EveryPathReturnsWithTheUpperVectorStateClear) {
-    if (ridge::upper_vector_state_in_use() < 0) GTEST_SKIP() << "the CPU cannot say (no XGETBV(1))";
+    if (ridge::upper_vector_state_in_use() < 0) GTEST_SKIP() << "the CPU cannot say (no XGETBV(1)), or a sanitizer runs between";
     struct Shape {
         int64_t m, n, k;
         bool ta, tb;
