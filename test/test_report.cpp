@@ -337,23 +337,25 @@ TEST(Report, KALittleBeyondKcRunsInOneStep) {
     // cache: C within half of it (a C past it would spread a short last KC
     // step over the others: blocking_for_k_remainder; with the 48 KiB L1's MC
     // of 1792 and a 4 MiB cache, 300 columns of 2 MC rows would be past it).
-    for (const int64_t m : {2 * model.MC / 3 - 5, 2 * model.MC + 7})
-    for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
-        SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
-        const int64_t n = std::min<int64_t>(300, int64_t(ridge::runtime_config().stream_c_min_bytes / 2 / (4.0 * m)));
-        const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
-        const bool block_fits = std::min(m, model.MC) * k <= model.MC * model.KC;
-        const bool one_step = k <= 2 * model.KC && fits_l1 && block_fits;
-        ridge::set_thread_count_override(1);  // one thread: each matrix read once in all
-        const ReportedCall call = reported_call(m, n, k, std::max<int64_t>(m, 648));
-        ridge::set_thread_count_override(0);
-        ASSERT_STREQ("blocked", call.report.path);
-        const int64_t kc = ceil_div(k, ker.k_group) * ker.k_group;
-        EXPECT_EQ(one_step ? kc : model.KC, call.report.KC);
-        EXPECT_EQ(model.MC, call.report.MC);
-        if (one_step)  // A and B read once, C written once
-            EXPECT_DOUBLE_EQ(4.0 * (double(m) * k + double(k) * n + double(m) * n), call.report.memory_bytes);
-        EXPECT_TRUE(call.c_right);
+    for (const int64_t m : {2 * model.MC / 3 - 5, 2 * model.MC + 7}) {
+        for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
+            SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
+            const double c_floats_in_half_cache = ridge::runtime_config().stream_c_min_bytes / 2 / 4.0;
+            const int64_t n = std::min<int64_t>(300, int64_t(c_floats_in_half_cache / double(m)));
+            const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
+            const bool block_fits = std::min(m, model.MC) * k <= model.MC * model.KC;
+            const bool one_step = k <= 2 * model.KC && fits_l1 && block_fits;
+            ridge::set_thread_count_override(1);  // one thread: each matrix read once in all
+            const ReportedCall call = reported_call(m, n, k, std::max<int64_t>(m, 648));
+            ridge::set_thread_count_override(0);
+            ASSERT_STREQ("blocked", call.report.path);
+            const int64_t kc = ceil_div(k, ker.k_group) * ker.k_group;
+            EXPECT_EQ(one_step ? kc : model.KC, call.report.KC);
+            EXPECT_EQ(model.MC, call.report.MC);
+            if (one_step)  // A and B read once, C written once
+                EXPECT_DOUBLE_EQ(4.0 * (double(m) * k + double(k) * n + double(m) * n), call.report.memory_bytes);
+            EXPECT_TRUE(call.c_right);
+        }
     }
 }
 

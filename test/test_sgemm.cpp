@@ -173,12 +173,7 @@ TEST(Sgemm, SkinnyKernelKeptToItsOwnWidth) {
     }
 }
 
-// Every path returns to the caller with the upper halves of the vector
-// registers clear (vzeroupper): the caller may be SSE code, and Intel cores
-// charge a state transition for the dirty state at each call (the AVX2 small
-// and skinny kernels' tiles once returned so, 37be4fa / cf4e766). fp32 GEMM on
-// the small, blocked, skinny, few-rows and transposed paths, 16-bit GEMM, and
-// GEMV for each input, one thread, on whichever kernels RIDGE_ISA leaves here.
+// The two 16-bit GEMMs, for the test below.
 namespace {
 struct Gemm16 {
     const char* name;
@@ -188,8 +183,15 @@ struct Gemm16 {
 const Gemm16 kGemm16[] = {{"bf16 gemm", ridge_gemm_bf16}, {"f16 gemm", ridge_gemm_f16}};
 }  // namespace
 
+// Every path returns to the caller with the upper halves of the vector
+// registers clear (vzeroupper): the caller may be SSE code, and Intel cores
+// charge a state transition for the dirty state at each call (the AVX2 small
+// and skinny kernels' tiles once returned so, 37be4fa / cf4e766). fp32 GEMM on
+// the small, blocked, skinny, few-rows and transposed paths, 16-bit GEMM, and
+// GEMV for each input, one thread, on whichever kernels RIDGE_ISA leaves here.
 TEST(Sgemm, EveryPathReturnsWithTheUpperVectorStateClear) {
-    if (ridge::upper_vector_state_in_use() < 0) GTEST_SKIP() << "the CPU cannot say (no XGETBV(1)), or a sanitizer runs between";
+    if (ridge::upper_vector_state_in_use() < 0)
+        GTEST_SKIP() << "the CPU cannot say (no XGETBV(1)), or a sanitizer's runtime runs in between";
     struct Shape {
         int64_t m, n, k;
         bool ta, tb;

@@ -41,9 +41,10 @@ bool parse_isa(const char* text, Isa* out);
 // Whether the upper halves of the vector registers are in use right now
 // (XGETBV(1), XINUSE: the AVX state above 128 bits of ymm0-15, or the ZMM
 // state above 256 bits of zmm0-15): 1 in use, 0 clear, -1 where the CPU
-// cannot say (or a sanitizer's runtime runs in between). Code returning to baseline (SSE) code must leave them clear
-// (vzeroupper): Intel cores charge a state transition otherwise (test_kernels:
-// KernelsReturnWithTheUpperVectorStateClear).
+// cannot say (or a sanitizer's runtime runs in between). Code returning to
+// baseline (SSE) code must leave them clear (vzeroupper): Intel cores charge a
+// state transition otherwise (test_kernels' kernel tests and
+// Sgemm.EveryPathReturnsWithTheUpperVectorStateClear check it).
 int upper_vector_state_in_use();
 
 // The CPU's hint for the body of a spin-wait loop (x86's pause): the waiting
