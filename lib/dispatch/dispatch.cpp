@@ -661,7 +661,9 @@ bool thin_enough_for_capped_small_kernel(const GemmKernel& kernel, const GemmArg
 // (use_skinny_trans_a_path) are left to it: the small path copies op(A)
 // transposed, m x k for only n columns of FMAs, where that path reads A's
 // columns in place. Where it pays, measured on the Intel VM (48 KiB L1, 2 MiB
-// L2) against the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9 TN`):
+// L2) against the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9 TN`,
+// an experiment build switching the rule by an environment variable; the kept
+// build against the one before: 128 x 4 x 128 1.87, 600 x 30 x 1000 1.54):
 // up to 16 columns at m and k of 128 and more, 128 x 4 x 128 1.83, 128 x 8 x
 // 128 1.26, 128 x 16 x 128 1.14, 200 x 8 x 200 1.35, 160 x 16 x 160 1.28, 300
 // x 16 x 300 1.35, 700 x 5 x 900 TT 3.93 (smaller, the small path's: 96 x 16
