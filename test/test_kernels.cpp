@@ -293,6 +293,40 @@ TEST_P(KernelTest, EdgeTwinComputesOnlyItsPartOfTheTile) {
         }
 }
 
+// The packing twin (GemmKernel::ukr_packing_a) on A where a caller keeps it
+// (lda past MR, the first element off a 64-byte boundary): the panel it
+// stores is the kernel's packer's panel, bit for bit, and the tile it writes
+// is what the kernel writes from that panel, bit for bit, beta = 0 over NaN
+// among the scalars; every full tile of the blocked path's first micro-panel
+// takes it.
+TEST_P(KernelTest, PackingTwinStoresThePackersPanelAndWritesTheKernelsBits) {
+    if (kernel_->ukr_packing_a == nullptr) GTEST_SKIP() << kernel_->name << " has no packing twin";
+    const uint32_t seed = test_seed() + 23;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR;
+    for (int64_t kc : {1, 3, 8, 17, 64, 257})
+        for (const auto& s : kScalars) {
+            const float alpha = s[0], beta = s[1];
+            const int64_t lda = MR + 1 + kc % 5;
+            SCOPED_TRACE(std::string(kernel_->name) + " kc=" + std::to_string(kc) + " alpha=" + std::to_string(alpha) +
+                         " beta=" + std::to_string(beta));
+            const std::vector<float> a_store = random_matrix(1 + lda * kc, rng);  // A starts one float in
+            const float* a = a_store.data() + 1;
+            const RandomPanels panels(kc, MR, NR, rng);  // its B panel; its A panel is overwritten below
+            kernel_->pack_panel(a, lda, true, MR, kc, MR, panels.a.p);
+            const std::vector<float> c0 = beta == 0.0f ? std::vector<float>(size_t(MR * NR), quiet_nan())
+                                                       : random_matrix(MR * NR, rng);
+            std::vector<float> c_kernel = c0, c_twin = c0;
+            kernel_->ukr(kc, alpha, panels.a.p, panels.b.p, beta, c_kernel.data(), MR);
+            const AlignedFloats packed(size_t(MR * kc));
+            kernel_->ukr_packing_a(kc, alpha, a, lda, packed.p, panels.b.p, beta, c_twin.data(), MR);
+            ASSERT_NE(1, ridge::upper_vector_state_in_use()) << "returned with the upper vector state in use";
+            ASSERT_EQ(0, std::memcmp(panels.a.p, packed.p, sizeof(float) * size_t(MR * kc))) << "not the packer's panel";
+            ASSERT_EQ(0, std::memcmp(c_kernel.data(), c_twin.data(), sizeof(float) * c0.size())) << "not the kernel's tile";
+        }
+}
+
 // A column-major fp32 call through the dispatcher with reporting on; *r its report.
 ::testing::AssertionResult dispatch_with_report(const Call& call, Operands& ops, ridge_report* r) {
     ridge::GemmArgs g;
@@ -1405,6 +1439,75 @@ TEST(Kernels, BlockedPathReadsAInPlaceWithThePackedBits) {
                     const double bound = gemm_error_bound(k, g.alpha, 1.0, 1.0, beta, 1.0);
                     for (size_t i = 0; i < expect.size(); ++i)
                         ASSERT_NEAR(expect[i], double(c_near[i]), bound) << "element " << i;
+                }
+    }
+}
+
+// Calls of the packing twin counted (one thread only), the real one run.
+struct PackingTwinSpy {
+    const ridge::GemmKernel* real = nullptr;
+    int calls = 0;
+};
+PackingTwinSpy g_packing_spy;
+void spy_packing_a(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel, const void* b, float beta,
+                   float* c, int64_t ldc) {
+    ++g_packing_spy.calls;
+    g_packing_spy.real->ukr_packing_a(kc, alpha, a, lda, a_panel, b, beta, c, ldc);
+}
+
+// The blocked path with op(A) within L2 packs each block of A in the tiles of
+// its first micro-panel of B (packs_a_in_first_micro_panel in
+// gemm_blocked.cpp): C bit for bit what packing first gives, and right, with
+// ragged rows (the last panel packed by the packer), fewer columns than NR
+// (no tile for the twin), several KC steps, several blocks of rows and of
+// columns (a small blocking), B packed per micro-panel (NN) and in L2-sized
+// panels with the k steps outside jc (NT), beta 0 over NaN and not; and the
+// twin is called wherever a full tile exists.
+TEST(Kernels, BlockedPathPacksAInTheFirstMicroPanelWithThePackedBits) {
+    const uint32_t seed = test_seed() + 24;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const auto kernels = kernels_here([](const ridge::GemmKernel& k) { return k.ukr_packing_a != nullptr; });
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a packing twin runs on this CPU";
+    for (const ridge::GemmKernel* real : kernels) {
+        ridge::GemmKernel spy = *real;
+        spy.ukr_packing_a = &spy_packing_a;
+        g_packing_spy.real = real;
+        ridge::GemmPlan model = plan_with_model_blocking(spy);
+        ridge::set_blocked_path_limits(&model);
+        ridge::GemmPlan small_blocks = model;
+        const int64_t MR = real->MR, NR = real->NR, KC = model.blocking.KC;
+        small_blocks.blocking = {MR, NR, 48, 2 * MR, 3 * NR};
+        struct Shape {
+            int64_t m, n, k;
+        };
+        const Shape shapes[] = {{3 * MR + 5, 4 * NR + 7, KC + 37}, {MR, NR, 5}, {2 * MR - 1, NR + 1, 2 * KC},
+                                {2 * MR, NR - 3, 40}, {4 * MR, 5 * NR, 3 * KC + 1}};
+        int serial = 0;
+        for (const Shape& sh : shapes)
+            for (bool trans_b : {false, true})
+                for (bool small : {false, true}) {
+                    Call call;
+                    call.m = sh.m, call.n = sh.n, call.k = sh.k, call.tb = trans_b;
+                    call.alpha = serial % 2 ? -1.25f : 1.0f, call.beta = serial % 3 == 0 ? 0.0f : 0.5f;
+                    call.lda_pad = serial % 3;
+                    ++serial;
+                    ridge::GemmPlan plan = small ? small_blocks : model;
+                    SCOPED_TRACE(std::string(real->name) + " " + call.describe() + (small ? ", small blocks" : ""));
+                    Operands ops(call, rng);
+                    Guarded c_packed_first = ops.c;
+                    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+                    plan.a_within_l2 = false;
+                    g_packing_spy.calls = 0;
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed_first.data()), plan));
+                    ASSERT_EQ(0, g_packing_spy.calls) << "the twin ran with op(A) beyond L2";
+                    plan.a_within_l2 = true;
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), plan));
+                    if (sh.m >= MR && sh.n >= NR) EXPECT_GT(g_packing_spy.calls, 0) << "the twin never ran";
+                    ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+                    const size_t bytes = sizeof(float) * size_t(call.ldc() * call.n);
+                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_packed_first.data(), bytes))
+                        << "packed by the first micro-panel and packed first differ";
                 }
     }
 }

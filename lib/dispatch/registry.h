@@ -56,6 +56,7 @@ struct GemmKernel {
     // Above 0: skinny serves at most this many columns of C (rows of C on C^T),
     // for a kernel whose crossover against its blocked path lies lower.
     int64_t skinny_max_columns;
+    GemmPackingAUkr ukr_packing_a;  // ukr packing op(A) from its source as it goes (fp32 A); may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

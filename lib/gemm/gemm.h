@@ -57,6 +57,10 @@ struct GemmPlan {
     // skinny sweep streams it from memory, which decides its chunk of k steps
     // (skinny_chunk_columns).
     bool a_from_memory = false;
+    // op(A) fits the core's L2 (set by the dispatcher): where the blocked path
+    // lets the first micro-panel's tiles pack each block of A
+    // (packs_a_in_first_micro_panel in gemm_blocked.cpp).
+    bool a_within_l2 = false;
     // Blocked path: columns of a KC-deep packed B panel that fit the share of L2
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).

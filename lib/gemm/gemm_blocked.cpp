@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -65,6 +66,7 @@ struct Schedule {
     bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
     bool a_in_place = false;          // see reads_a_in_place
     bool ir_outside_jr = false;       // see runs_ir_outside_jr
+    bool a_packed_by_first_micro_panel = false;  // see packs_a_in_first_micro_panel
 };
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
@@ -280,6 +282,35 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
            !s.a_in_place && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;
 }
 
+// Whether each block of A is packed by the tiles of the first micro-panel of
+// B that run against it (GemmKernel::ukr_packing_a: the kernel reads A's
+// source and stores the packed panel as it computes), not in a packing pass
+// before them. The pass reads A and writes the packed block before any FMA
+// runs; the twin's loads and stores ride along with the first micro-panel's
+// FMAs (oneDNN's f32 GEMM packs A this way, inside its kernel's first pass;
+// its 384^3 runs 5-8% ahead of ridge's here). Each tile still runs the same
+// FMAs on the same values: C is bit for bit what packing first gives. One
+// thread (no helper may run a later micro-panel before the first has packed
+// A), fp32 A not transposed (the twin copies MR-row runs of columns), not
+// with A read in place, the ir loop outside jr, B's first tile read in place,
+// or C streamed out; and op(A) within L2: from memory the packing pass wins,
+// as it sweeps each column of the block in order while the twin reads 128
+// bytes from each of kc columns a page apart (1024^3 0.976-0.982, 1000^3
+// 0.967 on the Intel VM). Measured there (`RIDGE_NUM_THREADS=1 ridge-ab OLD
+// NEW M N K 9-15 [TRANS]`, against the build before it): 320^3 1.033, 384^3
+// 1.023-1.033, 448^3 1.010, 512^3 1.008-1.013, 640^3 1.002-1.015, 704^3
+// 1.010, 640 x 480 x 1200 1.016; NT (k steps outside jc) 384^3 1.015, 640^3
+// 1.020, 512^3 0.999, 128 x 4096 x 4096 1.019 (op(A) 2 MiB, just within L2),
+// 256 x 1024 x 1024 1.011. The twin's prefetch of A's source
+// 16 or 32 k steps ahead instead of 8 measured no different. Tried beside it:
+// B read in place by every tile as well (oneDNN's kernel reads B's columns
+// where they are) 1.015 / 1.024 / 1.008 / 0.975 at 320^3 / 384^3 / 512^3 /
+// 768^3 against this alone: not kept.
+bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
+    return s.threads == 1 && plan.a_within_l2 && plan.kernel->ukr_packing_a != nullptr && g.input == Dtype::f32 && !g.trans_a &&
+           !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b && !plan.stream_c;
+}
+
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
 // eighth. NC itself would leave a thin last block (2048 = 2040 + 8 columns at
 // NC = 2040; 4096 = 2 x 2040 + 16) that packs all of A again for a few columns
@@ -314,6 +345,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.nc_max = nc_block(g.n, panel);
     s.a_in_place = reads_a_in_place(g, plan, s);
     s.ir_outside_jr = runs_ir_outside_jr(plan, s);
+    s.a_packed_by_first_micro_panel = packs_a_in_first_micro_panel(g, plan, s);
     return s;
 }
 
@@ -387,6 +419,10 @@ struct MacroStep {
     // a_panels is null.
     MatrixView a_block{};
     char* a_panels = nullptr;
+    // The block of A packed by the first micro-panel's tiles
+    // (Schedule::a_packed_by_first_micro_panel): its source is a_block and the
+    // tiles of micro-panel 0 write packed_a, here writable; else null.
+    char* a_packed_by_first_micro_panel = nullptr;
 };
 
 // The units a step's work is cut into, for macro_kernel's ranges and for
@@ -475,6 +511,21 @@ void run_tiles_from_b_source(const MacroStep& st, int64_t jp, int64_t rows) {
         edge_tile(ker, st.kc, st.alpha, a, b, st.beta, cij, st.ldc, mr, nr);
 }
 
+// Tile i0 of the first micro-panel where that micro-panel packs the block of
+// A (MacroStep::a_packed_by_first_micro_panel): a full tile through the kernel
+// packing its A panel as it goes, a partial one after packing its panel.
+void run_tile_packing_a(const MacroStep& st, int64_t i0, const char* b, float* cij, int64_t mr, int64_t nr) {
+    const GemmKernel& ker = *st.ker;
+    char* a = st.a_packed_by_first_micro_panel + (i0 / ker.MR) * panel_bytes(ker.MR, st.kc, ker.packed_bytes);
+    if (mr == ker.MR && nr == ker.NR) {
+        const auto* source = static_cast<const float*>(offset(st.a_block, i0, 0).data);
+        ker.ukr_packing_a(st.kc, st.alpha, source, st.a_block.ld, a, b, st.beta, cij, st.ldc);
+        return;
+    }
+    pack_a_panel(ker.pack_panel, st.a_block, st.mc, st.kc, ker.MR, i0 / ker.MR, a);
+    run_packed_tile(st, a, b, cij, mr, nr);
+}
+
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
@@ -501,11 +552,14 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
     const int64_t calls = ceil_div(st.mc, MR);
+    const bool packs_a = st.a_packed_by_first_micro_panel != nullptr && jp == 0;
     for (int64_t i0 = first_row; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
         if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
         float* cij = st.c + i0 + jp * NR * st.ldc;
-        if (st.a_source != nullptr)  // A in place (Schedule::a_in_place), B packed: k-major, NR floats a step
+        if (packs_a)
+            run_tile_packing_a(st, i0, b, cij, mr, nr);
+        else if (st.a_source != nullptr)  // A in place (Schedule::a_in_place), B packed: k-major, NR floats a step
             ker.small_f32(mr, nr, st.kc, st.alpha, st.a_source + i0, st.lda, reinterpret_cast<const float*>(b), NR,
                           1, st.beta, cij, st.ldc);
         else
@@ -788,7 +842,8 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
                 const bool ir_outside_jr = s.ir_outside_jr;  // A packed panel by panel, in the macro-kernel
-                if (mc > 0 && !s.a_in_place && !ir_outside_jr)
+                const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && sharing == nullptr && !stream_c;
+                if (mc > 0 && !s.a_in_place && !ir_outside_jr && !a_by_first_micro_panel)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
                 if (s.jr_ways > 1) team_barrier(s);
@@ -798,6 +853,10 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 if (ir_outside_jr) {
                     step.a_block = offset(A, ic, pc);
                     step.a_panels = my_packed_a;
+                }
+                if (a_by_first_micro_panel) {
+                    step.a_block = offset(A, ic, pc);
+                    step.a_packed_by_first_micro_panel = my_packed_a;
                 }
                 if (s.a_in_place) {
                     step.a_source = static_cast<const float*>(offset(A, ic, pc).data);
@@ -862,8 +921,10 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
     for (int64_t pc = 0; pc < g.k; pc += s.kc_max) {  // pc: one KC-deep rank update, the A block in L2
         const int64_t kc = std::min(s.kc_max, g.k - pc);
         const float beta = pc == 0 ? g.beta : 1.0f;
-        pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, 0, pc), mc, kc, MR, 0, a_panels,
-                      buf.packed_a);
+        const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && sharing == nullptr && !stream_c;
+        if (!a_by_first_micro_panel)
+            pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, 0, pc), mc, kc, MR, 0, a_panels,
+                          buf.packed_a);
         for (int64_t jc = 0; jc < g.n; jc += s.nc_max) {  // jc: the B panel in L2 beside it
             const int64_t nc = std::min(s.nc_max, g.n - jc);
             const int64_t b_panels = ceil_div(nc, NR);
@@ -871,7 +932,11 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
             pack_b_panels(ker.pack_panel_b, ker.packed_bytes, ker.k_group, b_panel, kc, nc, NR, 0, b_panels,
                           buf.packed_b);
             const BlockOfC block{0, jc, mc, nc, kc, beta};
-            const MacroStep step = macro_step(g, ker, s, block, buf.packed_a, buf.packed_b, b_panel, stream_c);
+            MacroStep step = macro_step(g, ker, s, block, buf.packed_a, buf.packed_b, b_panel, stream_c);
+            if (a_by_first_micro_panel && jc == 0) {  // the first B panel's first micro-panel packs A
+                step.a_block = offset(A, 0, pc);
+                step.a_packed_by_first_micro_panel = buf.packed_a;
+            }
             if (sharing != nullptr)
                 run_shared_step(*sharing, step, b_buffer);
             else

@@ -92,6 +92,17 @@ using GemmFewRowsOuterUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alp
 using GemmRowsInPlaceUkr = void (*)(int64_t kc, int64_t nr, float alpha, const void* a, int64_t lda,
                                     const void* b_pairs, float beta, float* c, int64_t ldc);
 
+// The packed kernel with op(A) read where the caller keeps it and packed on
+// the way: A(i, p) = a[i + p*lda] (fp32, any alignment) for all MR rows,
+// stored to a_panel (64-byte aligned) exactly as the kernel's packer lays out
+// a full panel, while the tile is computed as GemmUkr computes it from that
+// panel (the same FMAs in the same order: C bit for bit the same). For the
+// blocked path's first micro-panel of B, whose tiles then pack the block of
+// A that every later micro-panel reads (gemm_blocked.cpp,
+// packs_a_in_first_micro_panel). Full tiles only.
+using GemmPackingAUkr = void (*)(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
+                                 const void* b_panel, float beta, float* c, int64_t ldc);
+
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
@@ -118,6 +129,8 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
 void ukr_f32_gemm_small_16x6__avx2(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a,
                                    int64_t a_step, const float* b, int64_t b_step, int64_t b_col, float beta,
                                    float* c, int64_t ldc);
+void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
+                                          const void* b_panel, float beta, float* c, int64_t ldc);
 // The edge twin of ukr_f32_gemm_32x12__avx512 (fp32 panels, any input type's packer).
 void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);

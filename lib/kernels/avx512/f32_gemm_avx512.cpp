@@ -37,6 +37,24 @@ constexpr int kPrefetchStepsA = 8;
 
 namespace {
 
+inline void zero_tile(__m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
+#pragma GCC unroll 12
+    for (int j = 0; j < kNR; ++j) {
+        lo[j] = _mm512_setzero_ps();
+        hi[j] = _mm512_setzero_ps();
+    }
+}
+
+// The 24 FMAs of a k step: lo/hi += (a_lo, a_hi) * each of the 12 values of B at b.
+inline void fmas_32x12(__m512 a_lo, __m512 a_hi, const float* b, __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
+#pragma GCC unroll 12
+    for (int j = 0; j < kNR; ++j) {
+        const __m512 bj = _mm512_set1_ps(b[j]);
+        lo[j] = _mm512_fmadd_ps(a_lo, bj, lo[j]);
+        hi[j] = _mm512_fmadd_ps(a_hi, bj, hi[j]);
+    }
+}
+
 // One k step: lo/hi += column p of the A panel (32 rows) * row p of the B
 // panel (12 values), the A panel prefetched kPrefetchStepsA steps ahead.
 inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
@@ -44,12 +62,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
     _mm_prefetch(reinterpret_cast<const char*>(a + kPrefetchStepsA * kMR + 16), _MM_HINT_T0);
     const __m512 a_lo = _mm512_load_ps(a);
     const __m512 a_hi = _mm512_load_ps(a + 16);
-#pragma GCC unroll 12
-    for (int j = 0; j < kNR; ++j) {
-        const __m512 bj = _mm512_set1_ps(b[j]);
-        lo[j] = _mm512_fmadd_ps(a_lo, bj, lo[j]);
-        hi[j] = _mm512_fmadd_ps(a_hi, bj, hi[j]);
-    }
+    fmas_32x12(a_lo, a_hi, b, lo, hi);
     a += kMR;
     b += kNR;
 }
@@ -138,11 +151,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 template <bool kPrefetchC>
 inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
-#pragma GCC unroll 12
-    for (int j = 0; j < kNR; ++j) {
-        lo[j] = _mm512_setzero_ps();
-        hi[j] = _mm512_setzero_ps();
-    }
+    zero_tile(lo, hi);
     const int64_t late_steps = kPrefetchC ? late_k_steps<kNR>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12(a, b, lo, hi);
@@ -150,7 +159,45 @@ inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* 
     run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12(a, b, lo, hi); });
 }
 
+// How far ahead (in k steps) the packing kernel below prefetches A's source:
+// its k steps lie lda apart, a stride the hardware prefetchers do not follow.
+constexpr int kPrefetchStepsSourceA = 8;
+
+// One k step of the packing kernel: column p of A's 32 rows read where the
+// caller keeps it (a, lda apart), stored into the packed panel as
+// pack_panel_f32__avx512 lays it out (32 floats a step), then the same FMAs
+// as k_step_32x12 on the same values: C comes out bit for bit as from the
+// packed kernel.
+inline void k_step_32x12_packing_a(const float*& a, int64_t lda, float*& a_panel, const float*& b,
+                                   __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
+    const float* ahead = a + kPrefetchStepsSourceA * lda;
+    _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(ahead + kMR - 1), _MM_HINT_T0);  // the run's last line
+    const __m512 a_lo = _mm512_loadu_ps(a);
+    const __m512 a_hi = _mm512_loadu_ps(a + 16);
+    _mm512_store_ps(a_panel, a_lo);
+    _mm512_store_ps(a_panel + 16, a_hi);
+    fmas_32x12(a_lo, a_hi, b, lo, hi);
+    a += lda;
+    a_panel += kMR;
+    b += kNR;
+}
+
 }  // namespace
+
+void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
+                                          const void* b_panel, float beta, float* c, int64_t ldc) {
+    __m512 lo[kNR];
+    __m512 hi[kNR];
+    zero_tile(lo, hi);
+    auto* packed = static_cast<float*>(a_panel);
+    const auto* b = static_cast<const float*>(b_panel);
+    const int64_t late_steps = late_k_steps<kNR>(kc);
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12_packing_a(a, lda, packed, b, lo, hi);
+    run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12_packing_a(a, lda, packed, b, lo, hi); });
+    store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
+}
 
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
                                 float beta, float* c, int64_t ldc) {
