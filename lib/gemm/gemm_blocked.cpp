@@ -289,9 +289,9 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // runs; the twin's loads and stores ride along with the first micro-panel's
 // FMAs (oneDNN's f32 GEMM packs A this way, inside its kernel's first pass;
 // its 384^3 runs 5-8% ahead of ridge's here). Each tile still runs the same
-// FMAs on the same values: C is bit for bit what packing first gives. One
-// thread (no helper may run a later micro-panel before the first has packed
-// A), fp32 A not transposed (the twin copies MR-row runs of columns), not
+// FMAs on the same values: C is bit for bit what packing first gives. A
+// one-thread schedule (alone, or a team's slice, whose owner runs the first
+// micro-panel before it shares out the rest: run_shared_step), fp32 A not transposed (the twin copies MR-row runs of columns), not
 // with A read in place, the ir loop outside jr, B's first tile read in place,
 // or C streamed out; and op(A) within L2: from memory the packing pass wins,
 // as it sweeps each column of the block in order while the twin reads 128
@@ -301,7 +301,8 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // 1.023-1.033, 448^3 1.010, 512^3 1.008-1.013, 640^3 1.002-1.015, 704^3
 // 1.010, 640 x 480 x 1200 1.016; NT (k steps outside jc) 384^3 1.015, 640^3
 // 1.020, 512^3 0.999, 128 x 4096 x 4096 1.019 (op(A) 2 MiB, just within L2),
-// 256 x 1024 x 1024 1.011. The twin's prefetch of A's source
+// 256 x 1024 x 1024 1.011; 2 threads (column slices, each packing all of A)
+// 384^3 1.049, 512^3 1.024, 700 x 300 x 700 1.024. The twin's prefetch of A's source
 // 16 or 32 k steps ahead instead of 8 measured no different. Tried beside it:
 // B read in place by every tile as well (oneDNN's kernel reads B's columns
 // where they are) 1.015 / 1.024 / 1.008 / 0.975 at 320^3 / 384^3 / 512^3 /
@@ -702,11 +703,18 @@ void run_shared_step(const PanelSharing& sh, const MacroStep& st, char* b_buffer
         macro_kernel(st, {0, panels}, b_buffer);
         return;
     }
+    // Where the first micro-panel packs the block of A that every other one
+    // reads (MacroStep::a_packed_by_first_micro_panel), the owner runs it
+    // before posting the rest: claims start after it.
+    const int64_t run_first = st.a_packed_by_first_micro_panel != nullptr ? 1 : 0;
+    if (run_first > 0) macro_kernel(st, {0, run_first}, b_buffer);
     board.step = st;
+    board.step.a_packed_by_first_micro_panel = nullptr;
     board.done.store(0, std::memory_order_relaxed);
     const uint64_t number = (board.claim.load(std::memory_order_relaxed) >> (2 * kClaimBits)) + 1;
-    board.claim.store(number << (2 * kClaimBits) | uint64_t(panels) << kClaimBits, std::memory_order_release);
-    int64_t ran = 0;
+    board.claim.store(number << (2 * kClaimBits) | uint64_t(panels) << kClaimBits | uint64_t(run_first),
+                      std::memory_order_release);
+    int64_t ran = run_first;
     for (int64_t first, n; (n = claim_panels(board, sh.threads, &first)) > 0; ran += n)
         macro_kernel(st, {first, first + n}, b_buffer);
     if (board.done.fetch_add(ran, std::memory_order_acq_rel) + ran == panels) return;
@@ -842,7 +850,7 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
                 const bool ir_outside_jr = s.ir_outside_jr;  // A packed panel by panel, in the macro-kernel
-                const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && sharing == nullptr && !stream_c;
+                const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && !stream_c;
                 if (mc > 0 && !s.a_in_place && !ir_outside_jr && !a_by_first_micro_panel)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
@@ -921,7 +929,7 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
     for (int64_t pc = 0; pc < g.k; pc += s.kc_max) {  // pc: one KC-deep rank update, the A block in L2
         const int64_t kc = std::min(s.kc_max, g.k - pc);
         const float beta = pc == 0 ? g.beta : 1.0f;
-        const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && sharing == nullptr && !stream_c;
+        const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && !stream_c;
         if (!a_by_first_micro_panel)
             pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, 0, pc), mc, kc, MR, 0, a_panels,
                           buf.packed_a);
