@@ -578,12 +578,13 @@ TEST(ProfileParse, BlockSizesOutOfRangeAreCorrupt) {
     EXPECT_EQ(384, r.profile.blocking[0].NC);
 }
 
-// "blocked_path" is optional (profiles before it have none); present, its
-// "a_in_place" must be true or false.
+// "blocked_path" is optional (profiles before it have none); present, it
+// holds "a_in_place", "ir_outside_jr" or both, each true or false.
 TEST(ProfileParse, BlockedPathAInPlace) {
     Result r = parse(Parts().text());
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
     EXPECT_FALSE(r.profile.has_blocked_a_in_place);
+    EXPECT_FALSE(r.profile.has_blocked_ir_outside_jr);
     Parts p;
     for (bool in_place : {false, true}) {
         p.extra = std::string("\"blocked_path\": {\"a_in_place\": ") + (in_place ? "true" : "false") + "}";
@@ -591,6 +592,7 @@ TEST(ProfileParse, BlockedPathAInPlace) {
         ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
         EXPECT_TRUE(r.profile.has_blocked_a_in_place);
         EXPECT_EQ(in_place, r.profile.blocked_a_in_place);
+        EXPECT_FALSE(r.profile.has_blocked_ir_outside_jr);
     }
     for (const char* bad : {"1", "\"true\"", "null", "{}"}) {
         SCOPED_TRACE(bad);
@@ -598,9 +600,37 @@ TEST(ProfileParse, BlockedPathAInPlace) {
         expect_refused(p.text(), ProfileStatus::corrupt, "a_in_place");
     }
     p.extra = "\"blocked_path\": {}";
-    expect_refused(p.text(), ProfileStatus::corrupt, "a_in_place");
+    expect_refused(p.text(), ProfileStatus::corrupt, "neither");
     p.extra = "\"blocked_path\": true";
     expect_refused(p.text(), ProfileStatus::corrupt, "blocked_path");
+}
+
+// The loop order's key beside or without "a_in_place": each read alone, both
+// together, and refused when not true or false.
+TEST(ProfileParse, BlockedPathIrOutsideJr) {
+    Parts p;
+    for (bool outside : {false, true}) {
+        SCOPED_TRACE(outside);
+        p.extra = std::string("\"blocked_path\": {\"ir_outside_jr\": ") + (outside ? "true" : "false") + "}";
+        Result r = parse(p.text());
+        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+        EXPECT_TRUE(r.profile.has_blocked_ir_outside_jr);
+        EXPECT_EQ(outside, r.profile.blocked_ir_outside_jr);
+        EXPECT_FALSE(r.profile.has_blocked_a_in_place);
+        p.extra = std::string("\"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": ") +
+                  (outside ? "true" : "false") + "}";
+        r = parse(p.text());
+        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+        EXPECT_TRUE(r.profile.has_blocked_ir_outside_jr);
+        EXPECT_EQ(outside, r.profile.blocked_ir_outside_jr);
+        EXPECT_TRUE(r.profile.has_blocked_a_in_place);
+        EXPECT_TRUE(r.profile.blocked_a_in_place);
+    }
+    for (const char* bad : {"0", "\"false\"", "null", "[]"}) {
+        SCOPED_TRACE(bad);
+        p.extra = std::string("\"blocked_path\": {\"a_in_place\": false, \"ir_outside_jr\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "ir_outside_jr");
+    }
 }
 
 // "gemv" is optional (profiles before it have none); present, it must give a

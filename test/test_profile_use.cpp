@@ -46,7 +46,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
-           "  \"blocked_path\": {\"a_in_place\": true},\n"
+           "  \"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": true},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
@@ -325,8 +325,10 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(24, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(4, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
         EXPECT_TRUE(cfg.blocked_a_in_place);
+        EXPECT_TRUE(cfg.blocked_ir_outside_jr);
     } else {  // the built-in figures (dispatch.cpp)
         EXPECT_FALSE(cfg.blocked_a_in_place) << "A read in place on the blocked path only where a profile says so";
+        EXPECT_FALSE(cfg.blocked_ir_outside_jr) << "the ir loop outside jr only where a profile says so";
         EXPECT_EQ(128, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);

@@ -162,7 +162,10 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
         threads["small_min_flops_per_thread"] = run.crossover.small_min_flops_per_thread;
     if (!threads.empty()) j["threads"] = threads;
     if (run.gemv.elements >= 0) j["gemv"] = {{"prefetch_elements", run.gemv.elements}};
-    if (run.a_in_place.in_place >= 0) j["blocked_path"] = {{"a_in_place", run.a_in_place.in_place == 1}};
+    Json blocked = Json::object();
+    if (run.a_in_place.in_place >= 0) blocked["a_in_place"] = run.a_in_place.in_place == 1;
+    if (run.ir_outside_jr.ir_outside >= 0) blocked["ir_outside_jr"] = run.ir_outside_jr.ir_outside == 1;
+    if (!blocked.empty()) j["blocked_path"] = blocked;
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);
     return j;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "a_in_place.h"
+#include "ir_outside_jr.h"
 #include "cache_probe.h"
 #include "gemv_prefetch.h"
 #include "model_table.h"
@@ -26,6 +27,7 @@ struct TuneRun {
     Crossover crossover;
     GemvPrefetchChoice gemv;                  // gemv.elements -1: not measured
     AInPlaceChoice a_in_place;                // a_in_place.in_place -1: not measured
+    IrOutsideJrChoice ir_outside_jr;          // ir_outside_jr.ir_outside -1: not measured
     double small_max_a_floats = 0;            // kept at the library's figure (recorded)
     std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
 };

@@ -509,6 +509,8 @@ int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
     return share_bytes / (bp.KC * kernel.packed_bytes) / bp.MR * bp.MR;
 }
 
+}  // namespace
+
 // Columns of a KC-deep packed B panel that stay in L2 while the blocked
 // driver runs a block's ir loop outside its jr loop (GemmPlan::
 // b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
@@ -523,6 +525,8 @@ int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKe
     const int64_t columns = share_bytes / (bp.KC * kernel.packed_bytes);
     return (columns + bp.NR - 1) / bp.NR * bp.NR;
 }
+
+namespace {
 
 // Non-temporal stores for C (blocked path) only where they cannot hurt: C is
 // written exactly once (beta = 0 and all of k in one KC step, so no pass reads
@@ -587,7 +591,8 @@ void set_blocked_path_limits(GemmPlan* plan) {
     plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
     plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
     plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
-    plan->b_panel_columns_for_ir_outside_jr = b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel);
+    plan->b_panel_columns_for_ir_outside_jr =
+        runtime_config().blocked_ir_outside_jr ? b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel) : 0;
 }
 
 namespace {
@@ -891,6 +896,10 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: blocked path: a block of A %s\n",
                  cfg.blocked_a_in_place ? "read in place up to lda 2/3 MC (profile: faster than packing it here)"
                                         : "always packed (reading it in place is a profile's to turn on)");
+    std::fprintf(stderr, "ridge: blocked path: %s\n",
+                 cfg.blocked_ir_outside_jr
+                     ? "a block's ir loop outside jr for A from memory (profile: faster here)"
+                     : "the ir loop always inside jr (ir outside jr, for A from memory, is a profile's to turn on)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -1011,6 +1020,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_skinny_f16) cfg.skinny_max_columns[int(Dtype::f16)] = profile->skinny_max_columns_f16;
         if (profile->has_gemv_prefetch) cfg.gemv_prefetch_elements = profile->gemv_prefetch_elements;
         if (profile->has_blocked_a_in_place) cfg.blocked_a_in_place = profile->blocked_a_in_place;
+        if (profile->has_blocked_ir_outside_jr) cfg.blocked_ir_outside_jr = profile->blocked_ir_outside_jr;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }

@@ -50,6 +50,8 @@ struct RuntimeConfig {
     int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)
     bool blocked_a_in_place = false;     // the blocked path may read a block of A in place (reads_a_in_place,
                                          // gemm_blocked.cpp): where a profile says it pays here
+    bool blocked_ir_outside_jr = false;  // the blocked path may run a block's ir loop outside jr
+                                         // (runs_ir_outside_jr, gemm_blocked.cpp): where a profile says so
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
@@ -119,6 +121,10 @@ bool b_beyond_cache_share(const RuntimeConfig& cfg, const GemmArgs& g, int threa
 // every call: ridge-tune times its candidate blockings with them, so that it
 // times the loop order the library will run.
 void set_blocked_path_limits(GemmPlan* plan);
+// The B panel's columns up to which a block's ir loop may run outside jr
+// (GemmPlan::b_panel_columns_for_ir_outside_jr) where the machine's
+// RuntimeConfig::blocked_ir_outside_jr allows it: ridge-tune times the order.
+int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKernel& kernel);
 
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);

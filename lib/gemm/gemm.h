@@ -71,8 +71,9 @@ struct GemmPlan {
     // in gemm_blocked.cpp).
     int64_t a_rows_in_l3 = 0;
     // Blocked path: columns of a KC-deep packed B panel up to which one thread
-    // runs a block's ir loop outside its jr loop (set by the dispatcher; 0:
-    // never, see runs_ir_outside_jr in gemm_blocked.cpp).
+    // runs a block's ir loop outside its jr loop (set by the dispatcher where
+    // RuntimeConfig::blocked_ir_outside_jr allows it; 0: never, see
+    // runs_ir_outside_jr in gemm_blocked.cpp).
     int64_t b_panel_columns_for_ir_outside_jr = 0;
     // Blocked path: A's leading dimension up to which one block of A is read
     // in place rather than packed (set by the dispatcher from

@@ -277,6 +277,19 @@ bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s
 // 2000 1.067 / 1.051 (f16 inputs 1.083), 2000 x 256 x 2000 1.070, 4096 x 256
 // x 4096 1.008 / 1.030; each slice running its own A panels without sharing
 // them 1.017 (3000 x 192 x 3000) and 1.024 (4000 x 240 x 2000) behind.
+// All of that on Zen VMs. On the Intel VM (48 KiB L1, 2 MiB L2) the order lost
+// wherever it applied (the five loops' order against it, `RIDGE_NUM_THREADS=T
+// ridge-ab OLD NEW M N K 7 [TRANS]`, an experiment build switching it off):
+// 1 thread 4096 x 128 x 4096 1.160, 4096 x 64 x 4096 1.216, 4096 x 96 x 4096
+// 1.175, 4096 x 256 x 4096 1.085, 4000 x 240 x 2000 1.095, 3000 x 192 x 3000
+// 1.063 (NT 1.040, TN 1.001), 2000 x 256 x 2000 1.041, 1000 x 192 x 8000
+// 1.006; 2 threads 4096 x 128 x 4096 1.117, 4000 x 240 x 2000 1.052, 3000 x
+// 192 x 3000 1.027 (the main job had 4096 x 128 x 4096 at 0.83x oneDNN with
+// it). Without the next panel's prefetch it still lost (1.047 for the five
+// loops at 4096 x 128 x 4096), with it into L2 too (1.014). So the order is
+// the machine's: GemmPlan::b_panel_columns_for_ir_outside_jr is 0 unless
+// RuntimeConfig::blocked_ir_outside_jr, which a profile sets where ridge-tune
+// timed the order ahead (tune/ir_outside_jr.cpp).
 bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
     return s.threads == 1 && plan.a_from_memory && !s.b_per_micro_panel && !s.k_steps_outside_jc &&
            !s.a_in_place && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;

@@ -248,15 +248,23 @@ private:
         return s;
     }
 
-    // Optional: absent leaves has_blocked_a_in_place false; present, "a_in_place" (a boolean) is required.
+    // Optional: absent leaves has_blocked_a_in_place and has_blocked_ir_outside_jr
+    // false; present, it holds "a_in_place", "ir_outside_jr" or both, each a boolean.
     ProfileStatus read_blocked_path(const JsonNode* blocked, Profile* out) {
         if (blocked == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(blocked)) return fail(ProfileStatus::corrupt, "\"blocked_path\" is not an object");
         const JsonNode* in_place = doc_.object_get(blocked, "a_in_place");
-        if (!JsonDocument::is_bool(in_place))
-            return fail(ProfileStatus::corrupt, "\"blocked_path\".\"a_in_place\" is missing or not true/false");
-        out->has_blocked_a_in_place = true;
-        out->blocked_a_in_place = in_place->type == JsonType::true_value;
+        const JsonNode* ir_outside = doc_.object_get(blocked, "ir_outside_jr");
+        if (in_place == nullptr && ir_outside == nullptr)
+            return fail(ProfileStatus::corrupt, "\"blocked_path\" has neither \"a_in_place\" nor \"ir_outside_jr\"");
+        if (in_place != nullptr && !JsonDocument::is_bool(in_place))
+            return fail(ProfileStatus::corrupt, "\"blocked_path\".\"a_in_place\" is not true/false");
+        if (ir_outside != nullptr && !JsonDocument::is_bool(ir_outside))
+            return fail(ProfileStatus::corrupt, "\"blocked_path\".\"ir_outside_jr\" is not true/false");
+        out->has_blocked_a_in_place = in_place != nullptr;
+        out->blocked_a_in_place = in_place != nullptr && in_place->type == JsonType::true_value;
+        out->has_blocked_ir_outside_jr = ir_outside != nullptr;
+        out->blocked_ir_outside_jr = ir_outside != nullptr && ir_outside->type == JsonType::true_value;
         return ProfileStatus::loaded;
     }
 

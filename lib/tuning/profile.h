@@ -87,6 +87,12 @@ struct Profile {
     // {"a_in_place": true|false}; the library's built-in answer, no, otherwise).
     bool has_blocked_a_in_place = false;
     bool blocked_a_in_place = false;
+    // Whether the blocked path may run a block's ir loop outside its jr loop
+    // (gemm_blocked.cpp: runs_ir_outside_jr), where ridge-tune measured it
+    // ("blocked_path": {"ir_outside_jr": true|false}; the library's built-in
+    // answer, no, otherwise).
+    bool has_blocked_ir_outside_jr = false;
+    bool blocked_ir_outside_jr = false;
 
     bool has_threads = false;
     double min_flops_per_thread = 0;

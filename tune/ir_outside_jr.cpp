@@ -1,0 +1,58 @@
+#include "ir_outside_jr.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "dispatch/dispatch.h"
+#include "timing.h"
+
+namespace ridge_tune {
+namespace {
+
+// A 1% gain at least: on a shared VM two equal plans differ by about that
+// much in paired medians, and the library's answer (inside) stands.
+constexpr double kMinGain = 1.01;
+
+// Depth of the shapes: several KC steps, and with the rows below an A of
+// 56 MiB at least, beyond the last-level cache of the VMs measured so far.
+constexpr int64_t kDepth = 4096;
+
+}  // namespace
+
+IrOutsideJrChoice search_ir_outside_jr(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                                       int rounds) {
+    IrOutsideJrChoice out;
+    if (kernel.input != ridge::Dtype::f32) return out;
+    ridge::GemmPlan inside = blocked_plan(kernel, blocking);
+    const int64_t limit = ridge::b_panel_columns_for_ir_outside_jr(inside.blocking, kernel);
+    // More rows than one block in L3 (packs_all_rows_as_one_block) and than
+    // one block of MC: the order's own territory, blocks of A from memory.
+    const int64_t rows = std::max<int64_t>(inside.a_rows_in_l3, inside.blocking.MC);
+    const int64_t m = (2 * rows + kernel.MR - 1) / kernel.MR * kernel.MR;
+    inside.a_from_memory = true;
+    inside.b_panel_columns_for_ir_outside_jr = 0;
+    ridge::GemmPlan outside = inside;
+    outside.b_panel_columns_for_ir_outside_jr = limit;
+    const int64_t widths[] = {std::min<int64_t>(limit, 192), std::min<int64_t>(limit, 96)};
+    double log_gain = 0;
+    for (const int64_t n : widths) {
+        Problem problem(ridge::Dtype::f32, m, n, kDepth);
+        const Timed t = time_plans(problem, {inside, outside}, rounds);
+        const double gain = t.paired_ratio(1, 0);
+        log_gain += std::log(gain);
+        char line[160];
+        std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): ir loop outside jr %.3fx of inside",
+                      (long long)m, (long long)n, (long long)kDepth, gain);
+        out.lines.push_back(line);
+    }
+    const double mean_gain = std::exp(log_gain / 2.0);
+    out.ir_outside = mean_gain >= kMinGain ? 1 : 0;
+    char line[160];
+    std::snprintf(line, sizeof line, "blocked path: ir loop outside jr %.3fx (geometric mean): %s", mean_gain,
+                  out.ir_outside ? "outside" : "inside");
+    out.lines.push_back(line);
+    return out;
+}
+
+}  // namespace ridge_tune
