@@ -1,7 +1,6 @@
 #include "a_in_place.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 #include "timing.h"
@@ -26,25 +25,14 @@ AInPlaceChoice search_a_in_place(const ridge::GemmKernel& kernel, const ridge::B
         return out;
     const int64_t m = std::min(kMaxRows, 2 * blocking.MC / 3 / kernel.MR * kernel.MR);
     if (m < kernel.MR) return out;
-    // Two B widths at k = 2048 (several KC steps): a C past L2 either way, so
-    // that the dispatcher would run these on the blocked path.
-    const int64_t shapes[][3] = {{m, 2048, 2048}, {m, 1024, 2048}};
     ridge::GemmPlan packed = blocked_plan(kernel, blocking);
     packed.a_in_place_max_lda = 0;
     ridge::GemmPlan in_place = packed;
     in_place.a_in_place_max_lda = m;
-    double log_gain = 0;
-    for (const auto& shape : shapes) {
-        Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
-        const Timed t = time_plans(problem, {packed, in_place}, rounds);
-        const double gain = t.paired_ratio(1, 0);
-        log_gain += std::log(gain);
-        char line[160];
-        std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): A read in place %.3fx of A packed",
-                      (long long)shape[0], (long long)shape[1], (long long)shape[2], gain);
-        out.lines.push_back(line);
-    }
-    const double mean_gain = std::exp(log_gain / 2.0);
+    // Two B widths at k = 2048 (several KC steps): a C past L2 either way, so
+    // that the dispatcher would run these on the blocked path.
+    const double mean_gain = geometric_mean_gain(packed, in_place, {{m, 2048, 2048}, {m, 1024, 2048}}, rounds,
+                                                 "A read in place", "A packed", &out.lines);
     out.in_place = mean_gain >= kMinGain ? 1 : 0;
     char line[160];
     std::snprintf(line, sizeof line, "blocked path: A in place %.3fx (geometric mean): %s", mean_gain,

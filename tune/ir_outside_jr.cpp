@@ -1,7 +1,6 @@
 #include "ir_outside_jr.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 #include "dispatch/dispatch.h"
@@ -34,19 +33,10 @@ IrOutsideJrChoice search_ir_outside_jr(const ridge::GemmKernel& kernel, const ri
     inside.b_panel_columns_for_ir_outside_jr = 0;
     ridge::GemmPlan outside = inside;
     outside.b_panel_columns_for_ir_outside_jr = limit;
-    const int64_t widths[] = {std::min<int64_t>(limit, 192), std::min<int64_t>(limit, 96)};
-    double log_gain = 0;
-    for (const int64_t n : widths) {
-        Problem problem(ridge::Dtype::f32, m, n, kDepth);
-        const Timed t = time_plans(problem, {inside, outside}, rounds);
-        const double gain = t.paired_ratio(1, 0);
-        log_gain += std::log(gain);
-        char line[160];
-        std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): ir loop outside jr %.3fx of inside",
-                      (long long)m, (long long)n, (long long)kDepth, gain);
-        out.lines.push_back(line);
-    }
-    const double mean_gain = std::exp(log_gain / 2.0);
+    const std::vector<std::vector<int64_t>> shapes = {{m, std::min<int64_t>(limit, 192), kDepth},
+                                                      {m, std::min<int64_t>(limit, 96), kDepth}};
+    const double mean_gain =
+        geometric_mean_gain(inside, outside, shapes, rounds, "ir loop outside jr", "inside", &out.lines);
     out.ir_outside = mean_gain >= kMinGain ? 1 : 0;
     char line[160];
     std::snprintf(line, sizeof line, "blocked path: ir loop outside jr %.3fx (geometric mean): %s", mean_gain,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -88,6 +90,22 @@ ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::Block
     plan.threads = threads;
     ridge::set_blocked_path_limits(&plan);  // the loop order the library runs with this blocking
     return plan;
+}
+
+double geometric_mean_gain(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
+                           const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
+                           const char* without_name, std::vector<std::string>* lines) {
+    double log_gain = 0;
+    for (const std::vector<int64_t>& shape : shapes) {
+        Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
+        const double gain = time_plans(problem, {without, with}, rounds).paired_ratio(1, 0);
+        log_gain += std::log(gain);
+        char line[200];
+        std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): %s %.3fx of %s", (long long)shape[0],
+                      (long long)shape[1], (long long)shape[2], with_name, gain, without_name);
+        lines->push_back(line);
+    }
+    return shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size()));
 }
 
 double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gemm/gemm.h"
@@ -54,6 +55,14 @@ Timed time_plans(Problem& problem, const Plans& plans, int rounds, int min_calls
 // Seconds of one call of `plan` on `problem` (one timed call after a warm-up):
 // what the search budgets with.
 double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan);
+
+// A blocked-path rule timed on and off: `with`'s paired speed-up over
+// `without` on each fp32 shape {m, n, k} (time_plans over `rounds` rounds),
+// one line per shape appended to *lines ("blocked path MxNxK (1 thread):
+// <with_name> 1.234x of <without_name>"), and the geometric mean over the shapes.
+double geometric_mean_gain(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
+                           const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
+                           const char* without_name, std::vector<std::string>* lines);
 
 // The driver's plan for `kernel` with `blocking` on one thread, blocked path.
 ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads = 1);
