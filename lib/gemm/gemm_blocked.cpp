@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -304,9 +303,10 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // its 384^3 runs 5-8% ahead of ridge's here). Each tile still runs the same
 // FMAs on the same values: C is bit for bit what packing first gives. A
 // one-thread schedule (alone, or a team's slice, whose owner runs the first
-// micro-panel before it shares out the rest: run_shared_step), fp32 A not transposed (the twin copies MR-row runs of columns), not
-// with A read in place, the ir loop outside jr, B's first tile read in place,
-// or C streamed out; and op(A) within L2: from memory the packing pass wins,
+// micro-panel before it shares out the rest: run_shared_step), fp32 A not
+// transposed (the twin copies MR-row runs of A's columns), not with A read in
+// place, the ir loop outside jr, B's first tile read in place or C streamed
+// out; and op(A) within L2: from memory the packing pass wins,
 // as it sweeps each column of the block in order while the twin reads 128
 // bytes from each of kc columns a page apart (1024^3 0.976-0.982, 1000^3
 // 0.967 on the Intel VM). Measured there (`RIDGE_NUM_THREADS=1 ridge-ab OLD
@@ -315,14 +315,15 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // 1.010, 640 x 480 x 1200 1.016; NT (k steps outside jc) 384^3 1.015, 640^3
 // 1.020, 512^3 0.999, 128 x 4096 x 4096 1.019 (op(A) 2 MiB, just within L2),
 // 256 x 1024 x 1024 1.011; 2 threads (column slices, each packing all of A)
-// 384^3 1.049, 512^3 1.024, 700 x 300 x 700 1.024. The twin's prefetch of A's source
-// 16 or 32 k steps ahead instead of 8 measured no different. Tried beside it:
+// 384^3 1.049, 512^3 1.024, 700 x 300 x 700 1.024. The twin's prefetch of A's
+// source 16 or 32 k steps ahead instead of 8 measured no different. Tried beside it:
 // B read in place by every tile as well (oneDNN's kernel reads B's columns
 // where they are) 1.015 / 1.024 / 1.008 / 0.975 at 320^3 / 384^3 / 512^3 /
 // 768^3 against this alone: not kept.
 bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
-    return s.threads == 1 && plan.a_within_l2 && plan.kernel->ukr_packing_a != nullptr && g.input == Dtype::f32 && !g.trans_a &&
-           !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b && !plan.stream_c;
+    return s.threads == 1 && plan.a_within_l2 && plan.kernel->ukr_packing_a != nullptr &&
+           g.input == Dtype::f32 && !g.trans_a && !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b &&
+           !plan.stream_c;
 }
 
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
@@ -863,7 +864,7 @@ void run_five_loops(const GemmArgs& g, const GemmKernel& ker, const Schedule& s,
                 const int64_t mc = std::clamp<int64_t>(g.m - ic, 0, s.mc);
                 const Range my_a = share(ceil_div(mc, MR), s.jr_ways, member);
                 const bool ir_outside_jr = s.ir_outside_jr;  // A packed panel by panel, in the macro-kernel
-                const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && !stream_c;
+                const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel;  // C not streamed out
                 if (mc > 0 && !s.a_in_place && !ir_outside_jr && !a_by_first_micro_panel)
                     pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, ic, pc), mc, kc, MR,
                                   my_a.first, my_a.last, my_packed_a);
@@ -942,7 +943,7 @@ void run_k_steps_outside_jc(const GemmArgs& g, const GemmKernel& ker, const Sche
     for (int64_t pc = 0; pc < g.k; pc += s.kc_max) {  // pc: one KC-deep rank update, the A block in L2
         const int64_t kc = std::min(s.kc_max, g.k - pc);
         const float beta = pc == 0 ? g.beta : 1.0f;
-        const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel && !stream_c;
+        const bool a_by_first_micro_panel = s.a_packed_by_first_micro_panel;  // C not streamed out
         if (!a_by_first_micro_panel)
             pack_a_panels(ker.pack_panel, ker.packed_bytes, ker.k_group, offset(A, 0, pc), mc, kc, MR, 0, a_panels,
                           buf.packed_a);

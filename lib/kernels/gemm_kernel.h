@@ -110,6 +110,9 @@ void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, co
 // ignored; every column of the tile must start 64-byte aligned).
 void ukr_f32_gemm_32x12_stream_c__avx512(int64_t kc, float alpha, const void* a_panel,
                                          const void* b_panel, float beta, float* c, int64_t ldc);
+// The same tile with op(A) packed on the way (GemmPackingAUkr).
+void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
+                                          const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
@@ -129,8 +132,6 @@ void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float a
 void ukr_f32_gemm_small_16x6__avx2(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a,
                                    int64_t a_step, const float* b, int64_t b_step, int64_t b_col, float beta,
                                    float* c, int64_t ldc);
-void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
-                                          const void* b_panel, float beta, float* c, int64_t ldc);
 // The edge twin of ukr_f32_gemm_32x12__avx512 (fp32 panels, any input type's packer).
 void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);
