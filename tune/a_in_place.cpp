@@ -1,16 +1,11 @@
 #include "a_in_place.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "timing.h"
 
 namespace ridge_tune {
 namespace {
-
-// A 1% gain at least: on a shared VM two equal plans differ by about that
-// much in paired medians, and the library's answer (packed) stands.
-constexpr double kMinGain = 1.01;
 
 // Rows of A (and its leading dimension): the Zen 4's measurements were at
 // 512 rows (two thirds of its MC of 768), the rule's largest lda there.
@@ -31,13 +26,9 @@ AInPlaceChoice search_a_in_place(const ridge::GemmKernel& kernel, const ridge::B
     in_place.a_in_place_max_lda = m;
     // Two B widths at k = 2048 (several KC steps): a C past L2 either way, so
     // that the dispatcher would run these on the blocked path.
-    const double mean_gain = geometric_mean_gain(packed, in_place, {{m, 2048, 2048}, {m, 1024, 2048}}, rounds,
-                                                 "A read in place", "A packed", &out.lines);
-    out.in_place = mean_gain >= kMinGain ? 1 : 0;
-    char line[160];
-    std::snprintf(line, sizeof line, "blocked path: A in place %.3fx (geometric mean): %s", mean_gain,
-                  out.in_place ? "read in place" : "packed");
-    out.lines.push_back(line);
+    const bool pays = rule_pays(packed, in_place, {{m, 2048, 2048}, {m, 1024, 2048}}, rounds, "A read in place",
+                                "A packed", &out.lines);
+    out.in_place = pays ? 1 : 0;
     return out;
 }
 

@@ -21,7 +21,7 @@ struct AInPlaceChoice {
 // one block of A (m = lda up to two thirds of MC, at most 512): A read in
 // place against A packed, interleaved call by call over `rounds` rounds, on
 // two shapes. In place is chosen where its paired speed-up, the geometric mean
-// over the shapes, is at least kMinGain. Not measured for a kernel without
+// over the shapes, is at least 1% (rule_pays). Not measured for a kernel without
 // the small kernel the in-place block runs on.
 AInPlaceChoice search_a_in_place(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int rounds);
 

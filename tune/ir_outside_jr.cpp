@@ -1,17 +1,12 @@
 #include "ir_outside_jr.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "dispatch/dispatch.h"
 #include "timing.h"
 
 namespace ridge_tune {
 namespace {
-
-// A 1% gain at least: on a shared VM two equal plans differ by about that
-// much in paired medians, and the library's answer (inside) stands.
-constexpr double kMinGain = 1.01;
 
 // Depth of the shapes: several KC steps, and with the rows below an A of
 // 56 MiB or more (3584 rows on the Intel VM, 13 000 on the Zen 4): past the
@@ -38,13 +33,8 @@ IrOutsideJrChoice search_ir_outside_jr(const ridge::GemmKernel& kernel, const ri
     outside.b_panel_columns_for_ir_outside_jr = limit;
     const std::vector<std::vector<int64_t>> shapes = {{m, std::min<int64_t>(limit, 192), kDepth},
                                                       {m, std::min<int64_t>(limit, 96), kDepth}};
-    const double mean_gain =
-        geometric_mean_gain(inside, outside, shapes, rounds, "ir loop outside jr", "inside", &out.lines);
-    out.ir_outside = mean_gain >= kMinGain ? 1 : 0;
-    char line[160];
-    std::snprintf(line, sizeof line, "blocked path: ir loop outside jr %.3fx (geometric mean): %s", mean_gain,
-                  out.ir_outside ? "outside" : "inside");
-    out.lines.push_back(line);
+    const bool pays = rule_pays(inside, outside, shapes, rounds, "ir loop outside jr", "ir loop inside jr", &out.lines);
+    out.ir_outside = pays ? 1 : 0;
     return out;
 }
 

@@ -23,7 +23,7 @@ struct IrOutsideJrChoice {
 // the ir loop outside jr against inside, interleaved call by call over
 // `rounds` rounds, on two B widths within the order's panel limit. Outside is
 // chosen where its paired speed-up, the geometric mean over the shapes, is at
-// least kMinGain.
+// least 1% (rule_pays).
 IrOutsideJrChoice search_ir_outside_jr(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                                        int rounds);
 

@@ -92,9 +92,10 @@ ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::Block
     return plan;
 }
 
-double geometric_mean_gain(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
-                           const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
-                           const char* without_name, std::vector<std::string>* lines) {
+bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
+               const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
+               const char* without_name, std::vector<std::string>* lines) {
+    constexpr double kMinGain = 1.01;
     double log_gain = 0;
     for (const std::vector<int64_t>& shape : shapes) {
         Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
@@ -105,7 +106,13 @@ double geometric_mean_gain(const ridge::GemmPlan& without, const ridge::GemmPlan
                       (long long)shape[1], (long long)shape[2], with_name, gain, without_name);
         lines->push_back(line);
     }
-    return shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size()));
+    const double mean_gain = shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size()));
+    const bool pays = mean_gain >= kMinGain;
+    char line[200];
+    std::snprintf(line, sizeof line, "blocked path: %s %.3fx of %s (geometric mean): %s", with_name, mean_gain,
+                  without_name, pays ? with_name : without_name);
+    lines->push_back(line);
+    return pays;
 }
 
 double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan) {
