@@ -579,58 +579,45 @@ TEST(ProfileParse, BlockSizesOutOfRangeAreCorrupt) {
 }
 
 // "blocked_path" is optional (profiles before it have none); present, it
-// holds "a_in_place", "ir_outside_jr" or both, each true or false.
-TEST(ProfileParse, BlockedPathAInPlace) {
+// holds "a_in_place", "ir_outside_jr" or both, each true or false: every
+// combination read back as written; a key of any other value (alone or beside
+// a good other key), an empty object and a non-object refused.
+TEST(ProfileParse, BlockedPathKeys) {
     Result r = parse(Parts().text());
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
     EXPECT_FALSE(r.profile.has_blocked_a_in_place);
     EXPECT_FALSE(r.profile.has_blocked_ir_outside_jr);
     Parts p;
-    for (bool in_place : {false, true}) {
-        p.extra = std::string("\"blocked_path\": {\"a_in_place\": ") + (in_place ? "true" : "false") + "}";
-        r = parse(p.text());
-        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-        EXPECT_TRUE(r.profile.has_blocked_a_in_place);
-        EXPECT_EQ(in_place, r.profile.blocked_a_in_place);
-        EXPECT_FALSE(r.profile.has_blocked_ir_outside_jr);
-    }
-    for (const char* bad : {"1", "\"true\"", "null", "{}"}) {
-        SCOPED_TRACE(bad);
-        p.extra = std::string("\"blocked_path\": {\"a_in_place\": ") + bad + "}";
-        expect_refused(p.text(), ProfileStatus::corrupt, "a_in_place");
+    const char* const values[] = {nullptr, "false", "true"};  // nullptr: the key left out
+    for (const char* in_place : values)
+        for (const char* outside : values) {
+            if (in_place == nullptr && outside == nullptr) continue;
+            std::string keys;
+            if (in_place != nullptr) keys = std::string("\"a_in_place\": ") + in_place;
+            if (outside != nullptr) keys += std::string(keys.empty() ? "" : ", ") + "\"ir_outside_jr\": " + outside;
+            p.extra = "\"blocked_path\": {" + keys + "}";
+            SCOPED_TRACE(p.extra);
+            r = parse(p.text());
+            ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+            EXPECT_EQ(in_place != nullptr, r.profile.has_blocked_a_in_place);
+            EXPECT_EQ(in_place != nullptr && std::string(in_place) == "true", r.profile.blocked_a_in_place);
+            EXPECT_EQ(outside != nullptr, r.profile.has_blocked_ir_outside_jr);
+            EXPECT_EQ(outside != nullptr && std::string(outside) == "true", r.profile.blocked_ir_outside_jr);
+        }
+    for (const std::string key : {"a_in_place", "ir_outside_jr"}) {
+        const std::string other = key == "a_in_place" ? "ir_outside_jr" : "a_in_place";
+        for (bool with_other : {false, true})
+            for (const char* bad : {"1", "0", "\"true\"", "null", "{}", "[]"}) {
+                p.extra = "\"blocked_path\": {\"" + key + "\": " + bad +
+                          (with_other ? ", \"" + other + "\": true" : std::string()) + "}";
+                SCOPED_TRACE(p.extra);
+                expect_refused(p.text(), ProfileStatus::corrupt, key);
+            }
     }
     p.extra = "\"blocked_path\": {}";
     expect_refused(p.text(), ProfileStatus::corrupt, "neither");
     p.extra = "\"blocked_path\": true";
     expect_refused(p.text(), ProfileStatus::corrupt, "blocked_path");
-}
-
-// The loop order's key beside or without "a_in_place": each read alone, both
-// together, and refused when not true or false.
-TEST(ProfileParse, BlockedPathIrOutsideJr) {
-    Parts p;
-    for (bool outside : {false, true}) {
-        SCOPED_TRACE(outside);
-        p.extra = std::string("\"blocked_path\": {\"ir_outside_jr\": ") + (outside ? "true" : "false") + "}";
-        Result r = parse(p.text());
-        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-        EXPECT_TRUE(r.profile.has_blocked_ir_outside_jr);
-        EXPECT_EQ(outside, r.profile.blocked_ir_outside_jr);
-        EXPECT_FALSE(r.profile.has_blocked_a_in_place);
-        p.extra = std::string("\"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": ") +
-                  (outside ? "true" : "false") + "}";
-        r = parse(p.text());
-        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-        EXPECT_TRUE(r.profile.has_blocked_ir_outside_jr);
-        EXPECT_EQ(outside, r.profile.blocked_ir_outside_jr);
-        EXPECT_TRUE(r.profile.has_blocked_a_in_place);
-        EXPECT_TRUE(r.profile.blocked_a_in_place);
-    }
-    for (const char* bad : {"0", "\"false\"", "null", "[]"}) {
-        SCOPED_TRACE(bad);
-        p.extra = std::string("\"blocked_path\": {\"a_in_place\": false, \"ir_outside_jr\": ") + bad + "}";
-        expect_refused(p.text(), ProfileStatus::corrupt, "ir_outside_jr");
-    }
 }
 
 // "gemv" is optional (profiles before it have none); present, it must give a
