@@ -9,7 +9,9 @@
 // elements past a 64-byte boundary (0 by default: aligned; malloc gives 4
 // floats); LDC_PAD_B gives build B a C of its own with ldc = M + LDC_PAD_B
 // (two copies of one build then measure what C's leading dimension costs: a
-// power of two against a padded one). Each round times both builds once, in
+// power of two against a padded one); BETA is the calls' beta (0 by default:
+// C only written; 1 accumulates into it, as a blocked factorization's
+// trailing update does). Each round times both builds once, in
 // alternating order, on the same matrices; the tool prints each build's
 // median rate and the median and quartiles of the per-round ratios B/A. On a
 // shared VM whose speed drifts minute to minute, this ratio is what a change
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
     const int64_t offset = std::getenv("OFFSET") ? std::atoll(std::getenv("OFFSET")) : 0;
     const int64_t lda = o.ta ? o.k : o.m, ldb = o.tb ? o.n : o.k;
     const Matrix a(lda * (o.ta ? o.m : o.k), bytes, offset, 1), b(ldb * (o.tb ? o.k : o.n), bytes, offset, 2);
+    const float beta = std::getenv("BETA") ? float(std::atof(std::getenv("BETA"))) : 0.0f;
     const int64_t ldc_pad_b = std::getenv("LDC_PAD_B") ? std::atoll(std::getenv("LDC_PAD_B")) : 0;
     const int64_t ldc[2] = {o.m, o.m + ldc_pad_b};
     Matrix c(o.m * o.n, 4, offset, 3);
@@ -129,7 +132,7 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; ++i)
             if (f(kColMajor, o.ta ? kTrans : kNoTrans, o.tb ? kTrans : kNoTrans, o.m, o.n, o.k, 1.0f, a.data, lda,
-                  b.data, ldb, 0.0f, c_of[which], ldc[which]) != 0)
+                  b.data, ldb, beta, c_of[which], ldc[which]) != 0)
                 return -1.0;
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
@@ -149,9 +152,9 @@ int main(int argc, char** argv) {
         ratio.push_back(t[0] / t[1]);
     }
     std::sort(ratio.begin(), ratio.end());
-    std::printf("%lldx%lldx%lld %c%c %s: A %.1f B %.1f GFLOP/s; B/A speed median %.3f [q1 %.3f q3 %.3f]\n",
+    std::printf("%lldx%lldx%lld %c%c %s%s: A %.1f B %.1f GFLOP/s; B/A speed median %.3f [q1 %.3f q3 %.3f]\n",
                 (long long)o.m, (long long)o.n, (long long)o.k, o.ta ? 'T' : 'N', o.tb ? 'T' : 'N', o.type.c_str(),
-                ridge_bench::median(rate[0]), ridge_bench::median(rate[1]), ratio[ratio.size() / 2], ratio[ratio.size() / 4],
+                beta != 0.0f ? " beta != 0" : "", ridge_bench::median(rate[0]), ridge_bench::median(rate[1]), ratio[ratio.size() / 2], ratio[ratio.size() / 4],
                 ratio[3 * ratio.size() / 4]);
     return 0;
 }

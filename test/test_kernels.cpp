@@ -486,34 +486,41 @@ TEST(Kernels, DispatchStreamsCOutOnlyForLargeWriteOnceC) {
     }
 }
 
-// With a short k the dispatcher keeps the block of A in L1 (two thirds of it,
-// when that is at least 8 MR-row panels) instead of the model's L2-sized MC;
-// with a k of a few hundred (KC itself: one step, which no rule deepens) the
-// model's MC stands. Both give the right product.
-TEST(Kernels, ShortKKeepsTheBlockOfAInL1) {
+// With a short k and C streamed out (beta = 0, C at least the last-level
+// cache, ldc a multiple of 16) the dispatcher keeps the block of A in L1 (two
+// thirds of it, when that is at least 8 MR-row panels) instead of the model's
+// L2-sized MC; with C in ordinary stores (the same shape with beta != 0), and
+// with a k of a few hundred (KC itself: one step, which no rule deepens), the
+// model's MC stands. Every call gives the right product.
+TEST(Kernels, ShortKKeepsTheBlockOfAInL1WhereCStreamsOut) {
     const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
     if (choice.kernel->packed_bytes != 4) GTEST_SKIP() << choice.kernel->name << " packs 16-bit panels";
+    if (choice.kernel->ukr_stream_c == nullptr) GTEST_SKIP() << choice.kernel->name << " has no C-streaming twin";
     std::mt19937 rng(test_seed() + 13);
     const int64_t l1_two_thirds = 2 * ridge::machine_topology().l1.size_bytes / 3;
-    for (int64_t k : {int64_t{16}, int64_t{32}, choice.blocking.KC}) {
-        Call call;
-        call.m = 700, call.n = 710, call.k = k;  // taller than the small path takes: the blocked path
-        call.alpha = 1.0f, call.beta = 0.5f;
-        Operands ops(call, rng);
-        const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-        ridge_report r;
-        ASSERT_TRUE(dispatch_with_report(call, ops, &r));
-        ASSERT_STREQ("blocked", r.path) << "k=" << k;
-        const int64_t block_row_bytes = ridge::panel_depth(k) * 4;
-        const bool fits = l1_two_thirds / block_row_bytes >= 8 * r.MR && k <= choice.blocking.KC;
-        if (fits) {
-            EXPECT_LE(r.MC * block_row_bytes, l1_two_thirds) << "k=" << k;
-            EXPECT_GE(r.MC, 8 * r.MR) << "k=" << k;
-        } else {
-            EXPECT_EQ(choice.blocking.MC, r.MC) << "k=" << k;
+    const int64_t m = 704;  // a multiple of 16, taller than the small path takes: the blocked path
+    const int64_t streamed_n = int64_t(ridge::runtime_config().stream_c_min_bytes / (4.0 * m)) + 13;
+    for (int64_t k : {int64_t{16}, int64_t{32}, choice.blocking.KC})
+        for (float beta : {0.0f, 0.5f}) {
+            Call call;
+            call.m = m, call.n = k <= 32 ? streamed_n : 710, call.k = k;
+            call.alpha = 1.0f, call.beta = beta;
+            Operands ops(call, rng);
+            const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+            ridge_report r;
+            ASSERT_TRUE(dispatch_with_report(call, ops, &r));
+            const bool streamed = beta == 0.0f && k <= 32;
+            ASSERT_STREQ(streamed ? "blocked_stream_c" : "blocked", r.path) << call.describe();
+            const int64_t block_row_bytes = ridge::panel_depth(k) * 4;
+            const bool fits = l1_two_thirds / block_row_bytes >= 8 * r.MR && k <= choice.blocking.KC;
+            if (streamed && fits) {
+                EXPECT_LE(r.MC * block_row_bytes, l1_two_thirds) << call.describe();
+                EXPECT_GE(r.MC, 8 * r.MR) << call.describe();
+            } else {
+                EXPECT_EQ(choice.blocking.MC, r.MC) << call.describe();
+            }
+            ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call))) << call.describe();
         }
-        ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call))) << "k=" << k;
-    }
 }
 
 // The kernel's panel packer, as gemm_kernel.h defines it: dst[p*width + i] = X(i, p)

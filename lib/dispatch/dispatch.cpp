@@ -353,6 +353,16 @@ bool use_rows_in_place_path(const GemmKernel& kernel, const GemmArgs& g) {
            double(rows_in_place_packed_b_bytes(g.n, g.k)) <= double(machine_topology().l2.size_bytes) / 2;
 }
 
+// Whether the blocked path would write C with non-temporal stores
+// (use_streaming_c, below, which has the why): the kernel has a streaming
+// variant, C is written exactly once (beta = 0, k within one KC step), at
+// least as large as the last-level cache and aligned for whole-line stores.
+bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, int64_t KC) {
+    const bool aligned = reinterpret_cast<uintptr_t>(g.c) % sizeof(float) == 0 && g.ldc % 16 == 0;
+    return kernel.ukr_stream_c != nullptr && aligned && g.beta == 0.0f && g.k <= KC &&
+           4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
+}
+
 // A short k (all of it one KC step of at most ~32) makes each microkernel call
 // a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
 // then better kept in L1: two thirds of L1, when that still holds at least 8
@@ -362,9 +372,21 @@ bool use_rows_in_place_path(const GemmKernel& kernel, const GemmArgs& g) {
 // 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
 // 256-row block no longer fits and MC=256 was no better (and is not taken).
 // For the fp32 panels the measurement covers (fp32, and fp16/bf16 converted).
-BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, int64_t k) {
-    if (kernel.packed_bytes != 4 || k < 1 || k > bp.KC) return bp;  // (k = 0 only scales C)
-    const int64_t block_row_bytes = panel_depth(k) * kernel.packed_bytes;
+// Only where C is streamed out, as in that measurement: with ordinary stores
+// each block's pass over C reads it for ownership, and more blocks of fewer
+// rows cut C's columns into more, shorter runs (a column of a 2048-row C is
+// two 4 KiB pages, visited once per block). On the Intel VM (48 KiB L1: 512
+// rows at k = 16), the model's MC against the L1 block, C in ordinary stores
+// (1 thread, one process alternating ridge with oneDNN on the same C,
+// GFLOP/s medians): 2048 x 2048 x 16 beta = 1 112 against 101 (oneDNN 130),
+// 2048 x 2048 x 32 beta = 1 144 against 128, 2048 x 2040 x 16 with C's
+// streaming switched off 119 against 105; where C streamed out, the L1 block
+// kept its lead (2048 x 2040 x 16 130 against 105, 4096 x 4096 x 16 125
+// against 104).
+BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                    bool c_streamed_out) {
+    if (kernel.packed_bytes != 4 || g.k < 1 || g.k > bp.KC || !c_streamed_out) return bp;  // (k = 0 only scales C)
+    const int64_t block_row_bytes = panel_depth(g.k) * kernel.packed_bytes;
     const int64_t l1_rows = 2 * machine_topology().l1.size_bytes / 3 / block_row_bytes / bp.MR * bp.MR;
     if (l1_rows >= 8 * bp.MR) bp.MC = std::min(bp.MC, l1_rows);
     return bp;
@@ -540,11 +562,8 @@ namespace {
 // measured 87 against 138 GFLOP/s when it was left to ordinary stores
 // (4096 x 4096 x 16, 1 thread).
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
-    const bool aligned = reinterpret_cast<uintptr_t>(g.c) % sizeof(float) == 0 && g.ldc % 16 == 0;
-    return plan.kernel->ukr_stream_c != nullptr && !plan.small_path && !plan.skinny_path && !plan.skinny_m_path &&
-           !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
-           aligned && g.beta == 0.0f && g.k <= plan.blocking.KC &&
-           4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
+    return !plan.small_path && !plan.skinny_path && !plan.skinny_m_path && !plan.skinny_trans_a_path &&
+           !plan.rows_in_place_path && streams_c_out(cfg, *plan.kernel, g, plan.blocking.KC);
 }
 
 // Whether op(B) is larger than the last-level cache (GemmPlan::b_from_memory).
@@ -556,8 +575,10 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 // little beyond KC and a short last KC step.
 BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,
                                      bool b_from_memory) {
+    const bool c_streamed_out = streams_c_out(cfg, *choice.kernel, g, choice.blocking.KC);
     const BlockingParams bp = blocking_for_k_in_one_step(
-        blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g.k), *choice.kernel, g, b_from_memory),
+        blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g, c_streamed_out), *choice.kernel,
+                            g, b_from_memory),
         *choice.kernel, g.m, g.k);
     return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
 }
