@@ -1375,7 +1375,7 @@ TEST(Kernels, DriverSkinnyMPathWithBStartingInsideARun) {
 // thread, half of it for two, a third for three; counted in the input type's bytes.
 TEST(Kernels, BReadInPlaceBeyondEachThreadsShareOfTheLastLevelCache) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
-    const double llc = cfg.stream_c_min_bytes;
+    const double llc = cfg.last_level_cache_bytes;
     ridge::GemmArgs g;
     g.input = ridge::Dtype::f32;
     g.k = 256;
@@ -1643,7 +1643,7 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
     const char* wide = widest >= n ? "skinny" : "blocked";  // 128 built in (AVX2's kernel: 32)
     // k for an A of m rows `llc_times` the size of the last-level cache.
     auto k_for = [&](int64_t m, double llc_times) {
-        return int64_t(llc_times * cfg.stream_c_min_bytes / (4.0 * double(m)));
+        return int64_t(llc_times * cfg.last_level_cache_bytes / (4.0 * double(m)));
     };
     const int64_t tall = 1000, short_rows = 512;
     for (int64_t m : {tall, short_rows}) {

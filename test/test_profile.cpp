@@ -645,6 +645,31 @@ TEST(ProfileParse, GemvPrefetchDistance) {
     expect_refused(p.text(), ProfileStatus::corrupt, "gemv");
 }
 
+// "stream_c" is optional (profiles before it have none); present, it must give
+// a whole number of bytes within [1 MiB, 64 GiB].
+TEST(ProfileParse, StreamCMinBytes) {
+    Result r = parse(Parts().text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_FALSE(r.profile.has_stream_c);
+    Parts p;
+    for (double bytes : {1048576.0, 47453056.0, 68719476736.0}) {
+        p.extra = "\"stream_c\": {\"min_bytes\": " + std::to_string(int64_t(bytes)) + ", \"source\": \"measured\"}";
+        r = parse(p.text());
+        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+        EXPECT_TRUE(r.profile.has_stream_c);
+        EXPECT_EQ(bytes, r.profile.stream_c_min_bytes);
+    }
+    for (const char* bad : {"-1", "0", "1048575", "68719476737", "1e300", "4194304.5", "\"4194304\"", "null"}) {
+        SCOPED_TRACE(bad);
+        p.extra = std::string("\"stream_c\": {\"min_bytes\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "stream_c.min_bytes");
+    }
+    p.extra = "\"stream_c\": {}";
+    expect_refused(p.text(), ProfileStatus::corrupt, "stream_c.min_bytes");
+    p.extra = "\"stream_c\": 4194304";
+    expect_refused(p.text(), ProfileStatus::corrupt, "stream_c");
+}
+
 TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
     for (const char* bad : {"-1", "-1e-300", "1.0000001e12", "1e13", "1e308"}) {
         SCOPED_TRACE(bad);

@@ -32,7 +32,8 @@ std::string signature_json(const ridge::CpuSignature& sig) {
 }
 
 // Every registered kernel gets KC=64 (a multiple of every k group), 4 MR panels
-// of MC and 8 NR panels of NC: far from any model's point, so it shows.
+// of MC and 8 NR panels of NC: far from any model's point, so it shows. C is
+// streamed out from twice the library's own L3 on.
 std::string forced_profile(const ridge::CpuSignature& sig) {
     std::string kernels;
     for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
@@ -46,6 +47,8 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
            "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
+           "  \"stream_c\": {\"min_bytes\": " +
+           std::to_string(int64_t(2 * ridge::runtime_config().last_level_cache_bytes)) + "},\n"
            "  \"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": true},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
@@ -307,6 +310,23 @@ void expect_gemv_prefetch_follows(const ridge::RuntimeConfig& cfg, bool expect_p
     EXPECT_EQ(float(n), y[size_t(m - 1)]);
 }
 
+// A C written once between the library's L3 and twice it: streamed out by the
+// library's own figure, written with ordinary stores under the profile's
+// (twice the L3), both with the right product.
+void expect_c_streaming_follows(const ridge::RuntimeConfig& cfg, bool expect_profile) {
+    EXPECT_EQ(cfg.last_level_cache_bytes * (expect_profile ? 2.0 : 1.0), cfg.stream_c_min_bytes);
+    const int64_t m = 512, k = 16, n = int64_t(1.5 * cfg.last_level_cache_bytes / (4.0 * m));
+    const std::vector<float> a(size_t(m * k), 0.5f), b(size_t(k * n), 0.25f);
+    std::vector<float> c(size_t(m * n), -1.0f);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a.data(), m,
+                                         b.data(), k, 0.0f, c.data(), m));
+    ridge_report r;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+    EXPECT_STREQ(expect_profile ? "blocked" : "blocked_stream_c", r.path);
+    EXPECT_EQ(2.0f, c[0]);  // 16 products of 0.125, exact
+    EXPECT_EQ(2.0f, c.back());
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -341,6 +361,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     expect_skinny_path_follows(cfg, expect_profile);
     expect_16bit_skinny_path_follows(cfg, expect_profile);
     expect_gemv_prefetch_follows(cfg, expect_profile);
+    expect_c_streaming_follows(cfg, expect_profile);
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
         expect_small_path_alone(expect_profile);
         expect_batch_small_path_alone(expect_profile);

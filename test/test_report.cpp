@@ -239,7 +239,7 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
             // blocking_for_k_remainder leaves it alone.
             const int64_t small_k = int64_t(cfg.small_max_a_floats) / m + 1;
             const int64_t k = ceil_div(std::max(4 * model.KC + 3, small_k), 12 * model.KC) * 12 * model.KC;
-            const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(k)));
+            const int64_t llc_columns = int64_t(cfg.last_level_cache_bytes / (4.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
             SCOPED_TRACE("m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
             // lda past 512 floats: a thin op(A) nearer takes the small path (thin_enough_for_small_path).
@@ -292,7 +292,7 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
     const ridge::BlockingParams model = choice.blocking;
     const int64_t group = choice.kernel->k_group;
     const int64_t m = model.MC / 2 + model.MR;  // more than half of MC: no thin-m rule (KC grown)
-    const int64_t c_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * double(m))) + 1;
+    const int64_t c_columns = int64_t(cfg.last_level_cache_bytes / (4.0 * double(m))) + 1;
     struct Case {
         int64_t n, k;
         int64_t expected_kc;
@@ -340,7 +340,7 @@ TEST(Report, KALittleBeyondKcRunsInOneStep) {
     for (const int64_t m : {2 * model.MC / 3 - 5, 2 * model.MC + 7}) {
         for (const int64_t k : {model.KC + model.KC / 2, 2 * model.KC + 3}) {
             SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
-            const double c_floats_in_half_cache = ridge::runtime_config().stream_c_min_bytes / 2 / 4.0;
+            const double c_floats_in_half_cache = ridge::runtime_config().last_level_cache_bytes / 2 / 4.0;
             const int64_t n = std::min<int64_t>(300, int64_t(c_floats_in_half_cache / double(m)));
             const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
             const bool block_fits = std::min(m, model.MC) * k <= model.MC * model.KC;
@@ -377,7 +377,7 @@ TEST(Report, FewRowsGrowKcForSixteenBitInputsPackedToFp32) {
         const ridge::BlockingParams model = choice.blocking;
         const int64_t m = 96, k = 12 * model.KC;  // no remainder (see above)
         for (bool b_from_memory : {true, false}) {
-            const int64_t llc_columns = int64_t(cfg.stream_c_min_bytes / (2.0 * double(k)));
+            const int64_t llc_columns = int64_t(cfg.last_level_cache_bytes / (2.0 * double(k)));
             const int64_t n = b_from_memory ? llc_columns + 1 : std::max<int64_t>(100, llc_columns / 2);
             SCOPED_TRACE(std::string(choice.kernel->name) + ", n = " + std::to_string(n));
             std::vector<uint16_t> a(m * k, f.half), b(k * n, f.quarter);

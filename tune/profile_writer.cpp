@@ -1,5 +1,6 @@
 #include "profile_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -162,6 +163,8 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
         threads["small_min_flops_per_thread"] = run.crossover.small_min_flops_per_thread;
     if (!threads.empty()) j["threads"] = threads;
     if (run.gemv.elements >= 0) j["gemv"] = {{"prefetch_elements", run.gemv.elements}};
+    if (const int64_t bytes = measured_stream_c_min_bytes(run); bytes > 0)
+        j["stream_c"] = {{"min_bytes", bytes}, {"source", "the L3 measured here (hwloc's rejected)"}};
     Json blocked = Json::object();
     if (run.a_in_place.in_place >= 0) blocked["a_in_place"] = run.a_in_place.in_place == 1;
     if (run.ir_outside_jr.ir_outside >= 0) blocked["ir_outside_jr"] = run.ir_outside_jr.ir_outside == 1;
@@ -169,6 +172,16 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);
     return j;
+}
+
+// Where hwloc's L3 was rejected and the sweep found one, the library streams C
+// out past the measured L3 rather than past its own fallback (4 MiB): a C
+// within the L3 a caller sees is written with ordinary stores (dispatch.cpp:
+// use_streaming_c has the measurements).
+int64_t measured_stream_c_min_bytes(const TuneRun& run) {
+    const CacheFigure& l3 = run.topology.level[2];
+    if (l3.source != "measured" || l3.chosen.size_bytes <= 0) return 0;
+    return l3.chosen.size_bytes * std::max(1, l3.chosen.cores_sharing);
 }
 
 }  // namespace ridge_tune

@@ -34,6 +34,11 @@ struct TuneRun {
 
 nlohmann::ordered_json profile_json(const TuneRun& run);
 
+// The profile's stream_c.min_bytes: the whole L3 the sweep measured (per-core
+// size times cores sharing) where hwloc's was rejected; 0 where the library's
+// own L3 stands (hwloc's, or the fallback), and the profile leaves it out.
+int64_t measured_stream_c_min_bytes(const TuneRun& run);
+
 // The profile key of a kernel, as the library reads it (ridge::profile_kernel_key).
 std::string profile_key(ridge::Dtype input, const ridge::GemmKernel& k);
 

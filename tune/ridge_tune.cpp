@@ -226,6 +226,9 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     if (run.gemv.elements >= 0)
         std::printf("  GEMV prefetches an A from memory %lld elements ahead (0: not at all; before this run %lld)\n",
                     (long long)run.gemv.elements, (long long)cfg.gemv_prefetch_elements);
+    if (const int64_t bytes = measured_stream_c_min_bytes(run); bytes > 0)
+        std::printf("  C streamed out from %.4g MiB on, the measured L3 (before this run %.4g MiB)\n",
+                    double(bytes) / (1024.0 * 1024.0), cfg.stream_c_min_bytes / (1024.0 * 1024.0));
     if (run.a_in_place.in_place >= 0)
         std::printf("  blocked path reads a block of A in place: %s (before this run %s)\n",
                     run.a_in_place.in_place ? "yes" : "no", cfg.blocked_a_in_place ? "yes" : "no");

@@ -445,7 +445,7 @@ BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, 
 BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                         const RuntimeConfig& cfg) {
     const int64_t steps = g.k / bp.KC, remainder = g.k % bp.KC;
-    const bool c_from_memory = 4.0 * double(g.m) * double(g.n) > cfg.stream_c_min_bytes;
+    const bool c_from_memory = exceeds_last_level_cache(cfg, 4.0 * double(g.m) * double(g.n));
     if (!c_from_memory || steps < 1 || remainder == 0 || 4 * remainder >= bp.KC) return bp;
     const int64_t group = kernel.k_group;
     bp.KC = ((g.k + steps - 1) / steps + group - 1) / group * group;
@@ -561,6 +561,22 @@ namespace {
 // the rows above it (at most 15) apart. A malloc'ed C, 16 bytes into a line,
 // measured 87 against 138 GFLOP/s when it was left to ordinary stores
 // (4096 x 4096 x 16, 1 thread).
+// "Larger than the last-level cache" is RuntimeConfig::stream_c_min_bytes: the
+// library's L3, or where hwloc's was rejected the one ridge-tune measured (a
+// profile's stream_c). A C within the real L3 is often in it when the call
+// starts, dirty (a caller that zeroed it, or wrote it last call with ordinary
+// stores), and non-temporal stores to cached lines run slowly: on the Intel VM
+// (fallback 4 MiB, measured 45 MiB) one core streamed 22 GB/s over lines not
+// cached, 14 GB/s over a dirty 16 MiB, 4.9 over a dirty 1 MiB (a throwaway
+// loop). 1 thread, the fallback's threshold against the measured one (C
+// streamed against ordinary stores), GFLOP/s: 2048 x 2048 x 16 131 / 121 in a
+// loop of calls, 78 / 124 with C zeroed before each call, 127 / 124 with C read
+// after each; 3072 x 3072 x 16 129 / 123, 103 / 113, 118 / 112; 2048 x 2048 x
+// 64 158 / 165, 165 / 173, 173 / 176; 2 threads 2048 x 2048 x 16 236 / 226 and
+// 137 / 222 zeroed. Beside oneDNN on the same C (`RIDGE_PROFILE=P ridge-bench
+// paired M N K NN 1 7`): 2048 x 2048 x 16 0.693 -> 0.825, x 64 0.856 -> 0.954,
+// 3072 x 3072 x 32 0.783 -> 0.892. Past the measured L3 streaming still wins
+// (4096 x 4096 x 16 in all three patterns, 8192 x 8192 x 16 by 1.3x).
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return !plan.small_path && !plan.skinny_path && !plan.skinny_m_path && !plan.skinny_trans_a_path &&
            !plan.rows_in_place_path && streams_c_out(cfg, *plan.kernel, g, plan.blocking.KC);
@@ -906,8 +922,9 @@ void print_config(const RuntimeConfig& cfg) {
                  (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
                  (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN,
                  (long long)kSkinnyWideMinRows, (long long)kSkinnyMaxColumnsShared);
-    std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (the L3)\n",
-                 cfg.stream_c_min_bytes / (1024.0 * 1024.0));
+    std::fprintf(stderr, "ridge: C streamed out (non-temporal stores) when written once and >= %.4g MiB (%s)\n",
+                 cfg.stream_c_min_bytes / (1024.0 * 1024.0),
+                 cfg.stream_c_min_bytes == cfg.last_level_cache_bytes ? "the L3" : "the L3 ridge-tune used: profile");
     if (cfg.gemv_prefetch_elements > 0)
         std::fprintf(stderr, "ridge: GEMV prefetches A %lld elements ahead when A is >= %.4g MiB (the L3)%s\n",
                      (long long)cfg.gemv_prefetch_elements, cfg.gemv_from_memory_min_bytes / (1024.0 * 1024.0),
@@ -1040,6 +1057,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_skinny_bf16) cfg.skinny_max_columns[int(Dtype::bf16)] = profile->skinny_max_columns_bf16;
         if (profile->has_skinny_f16) cfg.skinny_max_columns[int(Dtype::f16)] = profile->skinny_max_columns_f16;
         if (profile->has_gemv_prefetch) cfg.gemv_prefetch_elements = profile->gemv_prefetch_elements;
+        if (profile->has_stream_c) cfg.stream_c_min_bytes = profile->stream_c_min_bytes;
         if (profile->has_blocked_a_in_place) cfg.blocked_a_in_place = profile->blocked_a_in_place;
         if (profile->has_blocked_ir_outside_jr) cfg.blocked_ir_outside_jr = profile->blocked_ir_outside_jr;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
@@ -1089,8 +1107,9 @@ RuntimeConfig make_config() {
     cfg.min_flops_per_thread = kMinFlopsPerThread;
     cfg.small_min_flops_per_thread = kSmallMinFlopsPerThread;
     const CacheLevel& llc = machine_topology().l3;
-    cfg.stream_c_min_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
-    cfg.gemv_from_memory_min_bytes = cfg.stream_c_min_bytes;
+    cfg.last_level_cache_bytes = double(llc.size_bytes) * std::max(1, llc.cores_sharing);
+    cfg.stream_c_min_bytes = cfg.last_level_cache_bytes;
+    cfg.gemv_from_memory_min_bytes = cfg.last_level_cache_bytes;
     cfg.gemv_prefetch_elements = builtin.gemv_prefetch_elements;
     load_and_apply_profile(cfg);
     if (cfg.verbose) print_config(cfg);
@@ -1099,7 +1118,7 @@ RuntimeConfig make_config() {
 
 }  // namespace
 
-bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes) { return bytes > cfg.stream_c_min_bytes; }
+bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes) { return bytes > cfg.last_level_cache_bytes; }
 
 // Whether op(B) is larger than each thread's share of the last-level cache
 // (GemmPlan::b_beyond_cache_share; the whole cache for one thread). A team's

@@ -44,7 +44,9 @@ struct RuntimeConfig {
     int64_t skinny_max_columns[3] = {};  // by Dtype: A untransposed takes the skinny path up to this many columns
     double min_flops_per_thread = 0;     // a thread is woken only for at least this much work
     double small_min_flops_per_thread = 0;  // ... on the small path (its team shares no packing)
-    double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out (the LLC)
+    double last_level_cache_bytes = 0;   // the L3 one caller sees (the topology's): beyond it, from memory
+    double stream_c_min_bytes = 0;       // a C written once and at least this large is streamed out: the L3,
+                                         // or the one ridge-tune measured where hwloc's was rejected (a profile)
     double gemv_from_memory_min_bytes = 0;  // a GEMV's A at least this large comes from DRAM (the LLC): prefetched,
                                             // and the kernel's n_from_memory
     int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)

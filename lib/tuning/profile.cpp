@@ -24,7 +24,10 @@ constexpr int kFormatVersion = 1;
 constexpr double kMaxBlock = 1 << 24;       // KC, MC, NC upper bound
 constexpr double kMaxFigure = 1e12;         // small_path and threads upper bound
 constexpr double kMaxSkinnyColumns = 4096;  // skinny_path.max_columns upper bound (the library caps it lower)
-constexpr double kMaxGemvPrefetchElements = 4096;  // gemv.prefetch_elements upper bound (16 KiB of fp32 per column)
+constexpr double kMaxGemvPrefetchElements = 4096;
+// stream_c.min_bytes bounds: a cache of at least 1 MiB, at most 64 GiB.
+constexpr double kMinStreamCBytes = 1 << 20;
+constexpr double kMaxStreamCBytes = 64.0 * (1ull << 30);  // gemv.prefetch_elements upper bound (16 KiB of fp32 per column)
 constexpr double kMaxFamilyOrModel = 65535; // display family is at most 0xF + 0xFF, model 0xFF
 
 // A reason for the caller, printf-style, in its buffer (none: nothing to do).
@@ -84,6 +87,8 @@ public:
         s = read_gemv(doc_.object_get(root, "gemv"), out);
         if (s != ProfileStatus::loaded) return s;
         s = read_blocked_path(doc_.object_get(root, "blocked_path"), out);
+        if (s != ProfileStatus::loaded) return s;
+        s = read_stream_c(doc_.object_get(root, "stream_c"), out);
         if (s != ProfileStatus::loaded) return s;
         return read_threads(doc_.object_get(root, "threads"), out);
     }
@@ -245,6 +250,19 @@ private:
         if (s != ProfileStatus::loaded) return s;
         out->has_gemv_prefetch = true;
         out->gemv_prefetch_elements = static_cast<int64_t>(elements);
+        return s;
+    }
+
+    // Optional: absent leaves has_stream_c false; present, "min_bytes" is required.
+    ProfileStatus read_stream_c(const JsonNode* stream_c, Profile* out) {
+        if (stream_c == nullptr) return ProfileStatus::loaded;
+        if (!JsonDocument::is_object(stream_c)) return fail(ProfileStatus::corrupt, "\"stream_c\" is not an object");
+        double bytes = 0;
+        const ProfileStatus s =
+            read_integer(stream_c, "stream_c", "min_bytes", kMinStreamCBytes, kMaxStreamCBytes, &bytes);
+        if (s != ProfileStatus::loaded) return s;
+        out->has_stream_c = true;
+        out->stream_c_min_bytes = bytes;
         return s;
     }
 

@@ -2,8 +2,9 @@
 //
 // A profile is a human-readable JSON file (format below). The library takes from it
 // only what changes its decisions: the block sizes per kernel, the small-path
-// and skinny-path crossovers, the per-thread work threshold and GEMV's
-// prefetch distance. Everything else in the file
+// and skinny-path crossovers, the per-thread work threshold, GEMV's
+// prefetch distance, the blocked path's orders and the size from which C is
+// streamed out. Everything else in the file
 // (hwloc's figures, measured figures, the model's point, GFLOP/s, dates) is
 // provenance for people and is not read here.
 //
@@ -25,6 +26,7 @@
 //   "skinny_path": {"max_columns": 64,                                   (optional;
 //                   "max_columns_bf16": 64, "max_columns_f16": 32},       16-bit ones too)
 //   "gemv": {"prefetch_elements": 256},                                  (optional; 0: none)
+//   "stream_c": {"min_bytes": 47453056},                                 (optional)
 //   "threads": {"min_flops_per_thread": 8000000,                         (optional;
 //               "small_min_flops_per_thread": 884736}                     at least one of the two)
 // }
@@ -93,6 +95,13 @@ struct Profile {
     // answer, no, otherwise).
     bool has_blocked_ir_outside_jr = false;
     bool blocked_ir_outside_jr = false;
+
+    // The smallest C (bytes) the blocked path writes with non-temporal stores
+    // where it is written once (use_streaming_c in dispatch.cpp): the
+    // last-level cache ridge-tune used, its measured size where hwloc's was
+    // rejected ("stream_c": {"min_bytes": N}; the library's own L3 otherwise).
+    bool has_stream_c = false;
+    double stream_c_min_bytes = 0;
 
     bool has_threads = false;
     double min_flops_per_thread = 0;
