@@ -511,7 +511,7 @@ TEST(Kernels, ShortKKeepsTheBlockOfAInL1WhereCStreamsOut) {
             ASSERT_TRUE(dispatch_with_report(call, ops, &r));
             const bool streamed = beta == 0.0f && k <= 32;
             ASSERT_STREQ(streamed ? "blocked_stream_c" : "blocked", r.path) << call.describe();
-            const int64_t block_row_bytes = ridge::panel_depth(k) * 4;
+            const int64_t block_row_bytes = ridge::packed_depth(r.MR, k, 4) * 4;
             const bool fits = l1_two_thirds / block_row_bytes >= 8 * r.MR && k <= choice.blocking.KC;
             if (streamed && fits) {
                 EXPECT_LE(r.MC * block_row_bytes, l1_two_thirds) << call.describe();
@@ -521,6 +521,30 @@ TEST(Kernels, ShortKKeepsTheBlockOfAInL1WhereCStreamsOut) {
             }
             ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call))) << call.describe();
         }
+}
+
+// Packed panels follow one another with a stride that keeps each on a 64-byte
+// boundary (the kernels load A panels aligned), holds every k step the packer
+// writes (whole k groups for 16-bit panels) and, for fp32 panels, pads k by
+// less than one alignment step: a 32-row panel by nothing, a 12-column one by
+// at most 3 steps.
+TEST(Packing, PanelStrideIsAlignedAndTight) {
+    for (const ridge::GemmKernel& ker : ridge::gemm_kernels())
+        for (int64_t width : {int64_t{ker.MR}, int64_t{ker.NR}})
+            for (int64_t kc = 1; kc <= 100; ++kc) {
+                SCOPED_TRACE(std::string(ker.name) + " width " + std::to_string(width) + " kc " + std::to_string(kc));
+                const int64_t depth = ridge::packed_depth(width, kc, ker.packed_bytes);
+                EXPECT_EQ(ridge::panel_bytes(width, kc, ker.packed_bytes), width * depth * ker.packed_bytes);
+                EXPECT_EQ(0, ridge::panel_bytes(width, kc, ker.packed_bytes) % 64);
+                EXPECT_GE(depth, (kc + ker.k_group - 1) / ker.k_group * ker.k_group);
+                if (ker.packed_bytes == 4) {
+                    int64_t fewest = 1;  // k steps per 64-byte multiple
+                    while ((width * fewest * 4) % 64 != 0) ++fewest;
+                    EXPECT_LT(depth - kc, fewest);
+                }
+            }
+    EXPECT_EQ(16, ridge::packed_depth(32, 16, 4));  // the 32 x 12 kernel's A panel at k = 16: no padding
+    EXPECT_EQ(20, ridge::packed_depth(12, 17, 4));  // its B panel: 12 x 4 steps x 4 bytes = 192 = 3 lines
 }
 
 // The kernel's panel packer, as gemm_kernel.h defines it: dst[p*width + i] = X(i, p)

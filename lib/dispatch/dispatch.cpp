@@ -372,6 +372,11 @@ bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const Gem
 // 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
 // 256-row block no longer fits and MC=256 was no better (and is not taken).
 // For the fp32 panels the measurement covers (fp32, and fp16/bf16 converted).
+// A row of the block is what it takes packed (packed_depth): since fp32
+// panels are packed without rounding k up to 32 steps, 512 rows at k = 16 on
+// the 48 KiB L1 where the rounded depth gave 256 (streamed C, 1 thread,
+// `ridge-ab OLD NEW M N K 11`): 4096 x 4096 x 16 1.052, 8192 x 8192 x 16
+// 1.057, 4096 x 4096 x 32 0.995.
 // Only where C is streamed out, as in that measurement: with ordinary stores
 // each block's pass over C reads it for ownership, and more blocks of fewer
 // rows cut C's columns into more, shorter runs (a column of a 2048-row C is
@@ -386,7 +391,7 @@ bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const Gem
 BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                     bool c_streamed_out) {
     if (kernel.packed_bytes != 4 || g.k < 1 || g.k > bp.KC || !c_streamed_out) return bp;  // (k = 0 only scales C)
-    const int64_t block_row_bytes = panel_depth(g.k) * kernel.packed_bytes;
+    const int64_t block_row_bytes = packed_depth(bp.MR, g.k, kernel.packed_bytes) * kernel.packed_bytes;
     const int64_t l1_rows = 2 * machine_topology().l1.size_bytes / 3 / block_row_bytes / bp.MR * bp.MR;
     if (l1_rows >= 8 * bp.MR) bp.MC = std::min(bp.MC, l1_rows);
     return bp;

@@ -22,14 +22,32 @@ MatrixView offset(MatrixView x, int64_t row, int64_t col);
 
 // Panels are laid out with their depth rounded up to this many k steps, so
 // every panel starts on a 64-byte boundary for any width and kc, with 4-byte
-// (fp32) and 2-byte (bf16) packed elements alike: 32 * 2 bytes = 64.
+// (fp32) and 2-byte (bf16) packed elements alike: 32 * 2 bytes = 64; and every
+// k group (GemmKernel::k_group, at most 32: AMX's chunks) stays whole.
 constexpr int64_t kPanelDepthAlign = 32;
 inline int64_t panel_depth(int64_t kc) {
     return (kc + kPanelDepthAlign - 1) / kPanelDepthAlign * kPanelDepthAlign;
 }
+// The depth of a packed panel of `width` rows: for fp32 panels (every kernel
+// that packs 4-byte elements takes k one step at a time) only the fewest k
+// steps that keep panels 64-byte aligned (one for 32 rows, four for 12: 192
+// bytes); 16-bit panels keep panel_depth's 32 (their k groups). Rounded to 32
+// steps, a short k doubled the panels (k = 16: a 2 KiB A panel on a 4 KiB
+// stride), and every A panel then began at one offset in a page, as every
+// column of a C whose ldc is a multiple of 1024 floats does. Packed tight, on
+// the Intel VM (`RIDGE_NUM_THREADS=1 [BETA=1] ridge-ab OLD NEW M N K 11`):
+// beta = 1 2048 x 2048 x 16 1.053, 4096 x 4096 x 16 1.053, fp16 inputs 1.043,
+// AVX2 1.093, 2 threads 1.050, x 48 1.001; beta = 0 4096 x 4096 x 16 1.019,
+// 700 x 700 x 72 1.007, 300^3 1.012, 1000^3 0.999.
+inline int64_t packed_depth(int64_t width, int64_t kc, int64_t packed_bytes) {
+    if (packed_bytes != 4) return panel_depth(kc);
+    int64_t steps = 1;
+    while ((width * steps * packed_bytes) % 64 != 0) ++steps;
+    return (kc + steps - 1) / steps * steps;
+}
 // Bytes from one packed panel of `width` rows to the next.
 inline int64_t panel_bytes(int64_t width, int64_t kc, int64_t packed_bytes) {
-    return width * panel_depth(kc) * packed_bytes;
+    return width * packed_depth(width, kc, packed_bytes) * packed_bytes;
 }
 
 // Packs the MR-row panels [first_panel, last_panel) of op(A)[0:mc, 0:kc];
