@@ -143,6 +143,18 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // path loses inside the kernel (about 2% at 2048^3) is where its operands come
 // from, and the code GCC emits is sensitive to how the loops are written.
 
+// Below this depth the tile of C is not prefetched at all: a call of a few
+// hundred cycles has no k steps to hide a fetch behind, and its prefetches
+// only held fill buffers the A panel's loads wanted (C in ordinary stores,
+// against prefetching it over all of a short k; 1 thread, `[BETA=1]
+// RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`): beta = 1 2048 x 2048 x 16
+// 1.042, x 32 1.058, x 48 1.028, 1024 x 1024 x 16 1.051, x 64 1.029, 4096 x
+// 4096 x 16 1.026, 2048 x 2048 x 96 1.002; beta = 0 2048 x 2048 x 64 1.030,
+// 1024 x 1024 x 96 1.007. From 128 to 255 steps none was no different (2048 x
+// 2048 x 128 / 192 1.009 / 1.000, 1024 x 1024 x 160 0.993, 1000^3 1.010), and
+// at KC 256 the late prefetch is what was measured to pay (above).
+constexpr int64_t kMinKcPrefetchingC = 128;
+
 // The k loop of the kernel: lo/hi += A panel (32 x kc) * B panel (kc x 12).
 // Inlined into both entry points below, which differ only in how C is written.
 // kPrefetchC: bring the tile of C in before the end (it is read or updated in
@@ -152,10 +164,10 @@ template <bool kPrefetchC>
 inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
     zero_tile(lo, hi);
-    const int64_t late_steps = kPrefetchC ? late_k_steps<kNR>(kc) : 0;
+    const int64_t late_steps = kPrefetchC && kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12(a, b, lo, hi);
-    if (!kPrefetchC) return;
+    if (!kPrefetchC || late_steps == 0) return;
     run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12(a, b, lo, hi); });
 }
 
@@ -192,10 +204,12 @@ void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* 
     zero_tile(lo, hi);
     auto* packed = static_cast<float*>(a_panel);
     const auto* b = static_cast<const float*>(b_panel);
-    const int64_t late_steps = late_k_steps<kNR>(kc);
+    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12_packing_a(a, lda, packed, b, lo, hi);
-    run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12_packing_a(a, lda, packed, b, lo, hi); });
+    if (late_steps > 0)
+        run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc,
+                                            [&] { k_step_32x12_packing_a(a, lda, packed, b, lo, hi); });
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 
