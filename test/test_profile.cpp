@@ -620,54 +620,60 @@ TEST(ProfileParse, BlockedPathKeys) {
     expect_refused(p.text(), ProfileStatus::corrupt, "blocked_path");
 }
 
-// "gemv" is optional (profiles before it have none); present, it must give a
-// whole prefetch distance within [0, 4096] elements, 0 meaning none.
-TEST(ProfileParse, GemvPrefetchDistance) {
+// An optional section holding one required whole number (profiles before it
+// have none): absent, `present` reads false; each good value loads and reads
+// back; a bad value, an empty section or a section that is not an object is
+// corrupt, the reason naming the member or the section.
+struct OptionalNumberSection {
+    const char* section;
+    const char* member;
+    std::vector<double> good;
+    std::vector<const char*> bad;
+    bool (*present)(const ridge::Profile&);
+    double (*value)(const ridge::Profile&);
+};
+
+void expect_optional_number_section(const OptionalNumberSection& o) {
+    SCOPED_TRACE(o.section);
     Result r = parse(Parts().text());
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-    EXPECT_FALSE(r.profile.has_gemv_prefetch);
+    EXPECT_FALSE(o.present(r.profile));
+    const std::string head = std::string("\"") + o.section + "\": {\"" + o.member + "\": ";
+    const std::string dotted = std::string(o.section) + "." + o.member;
     Parts p;
-    for (int64_t elements : {0, 256, 4096}) {
-        p.extra = "\"gemv\": {\"prefetch_elements\": " + std::to_string(elements) + "}";
+    for (double good : o.good) {
+        p.extra = head + std::to_string(int64_t(good)) + ", \"note\": \"provenance\"}";
         r = parse(p.text());
         ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-        EXPECT_TRUE(r.profile.has_gemv_prefetch);
-        EXPECT_EQ(elements, r.profile.gemv_prefetch_elements);
+        EXPECT_TRUE(o.present(r.profile));
+        EXPECT_EQ(good, o.value(r.profile));
     }
-    for (const char* bad : {"-1", "4097", "1e13", "16.5", "\"256\"", "null"}) {
+    for (const char* bad : o.bad) {
         SCOPED_TRACE(bad);
-        p.extra = std::string("\"gemv\": {\"prefetch_elements\": ") + bad + "}";
-        expect_refused(p.text(), ProfileStatus::corrupt, "gemv.prefetch_elements");
+        p.extra = head + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, dotted.c_str());
     }
-    p.extra = "\"gemv\": {}";
-    expect_refused(p.text(), ProfileStatus::corrupt, "gemv.prefetch_elements");
-    p.extra = "\"gemv\": 0";
-    expect_refused(p.text(), ProfileStatus::corrupt, "gemv");
+    p.extra = std::string("\"") + o.section + "\": {}";
+    expect_refused(p.text(), ProfileStatus::corrupt, dotted.c_str());
+    p.extra = std::string("\"") + o.section + "\": 0";
+    expect_refused(p.text(), ProfileStatus::corrupt, o.section);
 }
 
-// "stream_c" is optional (profiles before it have none); present, it must give
-// a whole number of bytes within [1 MiB, 64 GiB].
+// "gemv": a whole prefetch distance within [0, 4096] elements, 0 meaning none.
+TEST(ProfileParse, GemvPrefetchDistance) {
+    expect_optional_number_section({"gemv", "prefetch_elements", {0, 256, 4096},
+                                    {"-1", "4097", "1e13", "16.5", "\"256\"", "null"},
+                                    [](const ridge::Profile& f) { return f.has_gemv_prefetch; },
+                                    [](const ridge::Profile& f) { return double(f.gemv_prefetch_elements); }});
+}
+
+// "stream_c": the smallest C streamed out, a whole number of bytes within [1 MiB, 64 GiB].
 TEST(ProfileParse, StreamCMinBytes) {
-    Result r = parse(Parts().text());
-    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-    EXPECT_FALSE(r.profile.has_stream_c);
-    Parts p;
-    for (double bytes : {1048576.0, 47453056.0, 68719476736.0}) {
-        p.extra = "\"stream_c\": {\"min_bytes\": " + std::to_string(int64_t(bytes)) + ", \"source\": \"measured\"}";
-        r = parse(p.text());
-        ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-        EXPECT_TRUE(r.profile.has_stream_c);
-        EXPECT_EQ(bytes, r.profile.stream_c_min_bytes);
-    }
-    for (const char* bad : {"-1", "0", "1048575", "68719476737", "1e300", "4194304.5", "\"4194304\"", "null"}) {
-        SCOPED_TRACE(bad);
-        p.extra = std::string("\"stream_c\": {\"min_bytes\": ") + bad + "}";
-        expect_refused(p.text(), ProfileStatus::corrupt, "stream_c.min_bytes");
-    }
-    p.extra = "\"stream_c\": {}";
-    expect_refused(p.text(), ProfileStatus::corrupt, "stream_c.min_bytes");
-    p.extra = "\"stream_c\": 4194304";
-    expect_refused(p.text(), ProfileStatus::corrupt, "stream_c");
+    expect_optional_number_section({"stream_c", "min_bytes", {1048576.0, 47453056.0, 68719476736.0},
+                                    {"-1", "0", "1048575", "68719476737", "1e300", "4194304.5", "\"4194304\"",
+                                     "null"},
+                                    [](const ridge::Profile& f) { return f.has_stream_c; },
+                                    [](const ridge::Profile& f) { return f.stream_c_min_bytes; }});
 }
 
 TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {

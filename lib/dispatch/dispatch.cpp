@@ -366,7 +366,7 @@ bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const Gem
 // A short k (all of it one KC step of at most ~32) makes each microkernel call
 // a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
 // then better kept in L1: two thirds of L1, when that still holds at least 8
-// MR-row panels (for the 48 KiB L1 here: 256 rows, at k <= 32). Measured, 1
+// MR-row panels (for the 48 KiB L1 here: 256 rows at k = 32, 512 at k = 16). Measured, 1
 // thread, RIDGE_PROFILE with MC forced, ridge-bench: 4096 x 4096 x 16 MC=1792
 // (the model) 130-135 GFLOP/s, 512 130-134, 256 165-167, 192 157-164, 128
 // 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
@@ -380,8 +380,9 @@ bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const Gem
 // Only where C is streamed out, as in that measurement: with ordinary stores
 // each block's pass over C reads it for ownership, and more blocks of fewer
 // rows cut C's columns into more, shorter runs (a column of a 2048-row C is
-// two 4 KiB pages, visited once per block). On the Intel VM (48 KiB L1: 512
-// rows at k = 16), the model's MC against the L1 block, C in ordinary stores
+// two 4 KiB pages, visited once per block). On the Intel VM (48 KiB L1: 256
+// rows at k = 16 while panels were 32 steps deep), the model's MC against the
+// L1 block, C in ordinary stores
 // (1 thread, one process alternating ridge with oneDNN on the same C,
 // GFLOP/s medians): 2048 x 2048 x 16 beta = 1 112 against 101 (oneDNN 130),
 // 2048 x 2048 x 32 beta = 1 144 against 128, 2048 x 2040 x 16 with C's
