@@ -24,10 +24,9 @@ constexpr int kFormatVersion = 1;
 constexpr double kMaxBlock = 1 << 24;       // KC, MC, NC upper bound
 constexpr double kMaxFigure = 1e12;         // small_path and threads upper bound
 constexpr double kMaxSkinnyColumns = 4096;  // skinny_path.max_columns upper bound (the library caps it lower)
-constexpr double kMaxGemvPrefetchElements = 4096;
-// stream_c.min_bytes bounds: a cache of at least 1 MiB, at most 64 GiB.
-constexpr double kMinStreamCBytes = 1 << 20;
-constexpr double kMaxStreamCBytes = 64.0 * (1ull << 30);  // gemv.prefetch_elements upper bound (16 KiB of fp32 per column)
+constexpr double kMaxGemvPrefetchElements = 4096;  // gemv.prefetch_elements upper bound (16 KiB of fp32 per column)
+constexpr double kMinStreamCBytes = 1 << 20;              // stream_c.min_bytes bounds: a cache of at least 1 MiB,
+constexpr double kMaxStreamCBytes = 64.0 * (1ull << 30);  // at most 64 GiB
 constexpr double kMaxFamilyOrModel = 65535; // display family is at most 0xF + 0xFF, model 0xFF
 
 // A reason for the caller, printf-style, in its buffer (none: nothing to do).
