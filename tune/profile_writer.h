@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "a_in_place.h"
-#include "ir_outside_jr.h"
 #include "cache_probe.h"
 #include "gemv_prefetch.h"
+#include "ir_outside_jr.h"
 #include "model_table.h"
 #include "search.h"
 #include "tuning/profile.h"

@@ -372,23 +372,22 @@ bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const Gem
 // 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
 // 256-row block no longer fits and MC=256 was no better (and is not taken).
 // For the fp32 panels the measurement covers (fp32, and fp16/bf16 converted).
+// Only where C is streamed out, as it was there: with ordinary stores each
+// block's pass over C reads it for ownership, and more blocks of fewer rows
+// cut C's columns into more, shorter runs (a column of a 2048-row C is two 4
+// KiB pages, visited once per block). On the Intel VM (48 KiB L1: 256 rows at
+// k = 16 while panels were 32 steps deep), the model's MC against the L1
+// block, C in ordinary stores (1 thread, one process alternating ridge with
+// oneDNN on the same C, GFLOP/s medians): 2048 x 2048 x 16 beta = 1 112
+// against 101 (oneDNN 130), 2048 x 2048 x 32 beta = 1 144 against 128, 2048 x
+// 2040 x 16 with C's streaming switched off 119 against 105; where C streamed
+// out, the L1 block kept its lead (2048 x 2040 x 16 130 against 105, 4096 x
+// 4096 x 16 125 against 104).
 // A row of the block is what it takes packed (packed_depth): since fp32
 // panels are packed without rounding k up to 32 steps, 512 rows at k = 16 on
 // the 48 KiB L1 where the rounded depth gave 256 (streamed C, 1 thread,
 // `ridge-ab OLD NEW M N K 11`): 4096 x 4096 x 16 1.052, 8192 x 8192 x 16
 // 1.057, 4096 x 4096 x 32 0.995.
-// Only where C is streamed out, as in that measurement: with ordinary stores
-// each block's pass over C reads it for ownership, and more blocks of fewer
-// rows cut C's columns into more, shorter runs (a column of a 2048-row C is
-// two 4 KiB pages, visited once per block). On the Intel VM (48 KiB L1: 256
-// rows at k = 16 while panels were 32 steps deep), the model's MC against the
-// L1 block, C in ordinary stores
-// (1 thread, one process alternating ridge with oneDNN on the same C,
-// GFLOP/s medians): 2048 x 2048 x 16 beta = 1 112 against 101 (oneDNN 130),
-// 2048 x 2048 x 32 beta = 1 144 against 128, 2048 x 2040 x 16 with C's
-// streaming switched off 119 against 105; where C streamed out, the L1 block
-// kept its lead (2048 x 2040 x 16 130 against 105, 4096 x 4096 x 16 125
-// against 104).
 BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
                                     bool c_streamed_out) {
     if (kernel.packed_bytes != 4 || g.k < 1 || g.k > bp.KC || !c_streamed_out) return bp;  // (k = 0 only scales C)
