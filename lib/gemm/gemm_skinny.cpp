@@ -118,6 +118,23 @@ constexpr int64_t kCachedChunkColumns = 512;
 // / 1.16 / 1.07 against the 32 x 12 tile with 64. On the 32 x 12 tiles (4000
 // x 64 x 4000, before those took the tall tile) 256 lost, 0.97, and 128
 // measured 0.99: they keep 64 (or 32 up to 32 columns).
+// Not where A's columns lie a multiple of 4 KiB apart (f32_columns_power_of_two_apart,
+// the decode shape 4096 x n x 4096 among them): there a tile's 256 columns
+// share a few sets of L1 and, once A is physically contiguous (on 2 MiB pages:
+// THP set to always, a common default), of L2 as well, and the sweep ran at
+// half speed; 64 columns a chunk, as before, there. On the Intel VM, against
+// 256 (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 7`, an experiment build
+// reading the chunk from the environment, 1 thread unless said; THP set with
+// /sys/kernel/mm/transparent_hugepage/enabled): on 4 KiB pages 4096 x n
+// x 4096 n = 24 1.39, 32 1.33, 64 1.15, 2 threads n = 32 1.16; 8192 x 64 x
+// 8192 1.11, 2048 x 32 x 4096 1.14, 3072 / 5120 / 6144 x 32 x 4096 (12 / 20 /
+// 24 KiB apart) 1.18 / 1.49 / 1.16, 6144 x 48 x 4096 1.71, 1024 x 32 x 8192
+// 1.20, 32 x 4096 x 4096 NT (on C^T) 1.33; with THP always 4096 x 32 / 64 x
+// 4096 1.98 / 2.03 (256 ran 44-69 GFLOP/s there, the blocked path 86-111),
+// 6144 x 32 x 4096 1.47. Off the power of two 256 stays ahead: 4000 x 32 /
+// 64 x 4000 0.89 / 0.95 with 64, 3000 x 48 x 3000 0.82. On the Zen VMs 256
+// had measured 3-5% ahead at 4096 x n x 4096 (above, 4 KiB pages); a halving
+// on 2 MiB pages outweighs that.
 constexpr int64_t kTallChunkColumnsFromMemory = 256;
 constexpr int64_t kMemoryBoundColumns = 8;  // below it, 16-column chunks
 constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column chunks
@@ -472,7 +489,8 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (n < kMemoryBoundColumns) return 16;
     if (!a_from_memory) return kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
-    if (f32_from_memory && tall_tiles) return kTallChunkColumnsFromMemory;
+    if (f32_from_memory && tall_tiles)
+        return f32_columns_power_of_two_apart(lda) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
     if (f32_from_memory && n <= 32) return 32;
     return kMaxChunkColumns;
 }
