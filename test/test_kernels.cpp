@@ -1009,25 +1009,30 @@ TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
     }
 }
 
-// The tall tiles' chunks of k for an fp32 A from memory: 64 columns where A's
-// columns lie a multiple of 4 KiB apart (longer ones share a few sets of L1,
-// and of L2 on 2 MiB pages: gemm_skinny.cpp), longer ones off that stride,
-// where they measured faster; the sweep itself over several such chunks is
+// The skinny sweep's chunks of k where A's columns lie a multiple of 4 KiB
+// apart: 64 columns, on the tall tiles for an fp32 A from memory and for an A
+// from a cache (longer chunks share a few sets of L1, and of L2 on 2 MiB pages:
+// gemm_skinny.cpp); longer ones off that stride, where they measured faster.
+// The sweep itself over several such chunks is
 // DriverSkinnyPathForEachKernelThatHasOne's (k = 70 at lda 1024).
-TEST(Kernels, SkinnyTallTilesTakeShortChunksAtAPowerOfTwoStride) {
+TEST(Kernels, SkinnySweepTakesShortChunksAtAPowerOfTwoStride) {
     int kernels = 0;
     for (const ridge::GemmKernel* ker : kernels_with_skinny_path()) {
-        if (ker->skinny_tall == nullptr) continue;
         ++kernels;
-        for (int64_t n : {int64_t{24}, int64_t{32}, int64_t{48}, int64_t{64}}) {
+        for (int64_t n : {int64_t{8}, int64_t{16}, int64_t{24}, int64_t{32}, int64_t{48}, int64_t{64}}) {
             SCOPED_TRACE(std::string(ker->name) + " n=" + std::to_string(n));
             for (int64_t lda : {int64_t{1024}, int64_t{3072}, int64_t{4096}})
-                EXPECT_EQ(64, sweep_chunk_for(*ker, 4096, n, lda, true)) << "lda " << lda;
+                EXPECT_EQ(64, sweep_chunk_for(*ker, 4096, n, lda, false)) << "A from a cache, lda " << lda;
             for (int64_t lda : {int64_t{1028}, int64_t{4000}})
-                EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, true), 64) << "lda " << lda;
+                EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, false), 64) << "A from a cache, lda " << lda;
+            if (ker->skinny_tall == nullptr || n < 24) continue;  // the tall tiles from memory
+            for (int64_t lda : {int64_t{1024}, int64_t{3072}, int64_t{4096}})
+                EXPECT_EQ(64, sweep_chunk_for(*ker, 4096, n, lda, true)) << "A from memory, lda " << lda;
+            for (int64_t lda : {int64_t{1028}, int64_t{4000}})
+                EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, true), 64) << "A from memory, lda " << lda;
         }
     }
-    if (kernels == 0) GTEST_SKIP() << "no kernel with tall skinny tiles runs on this CPU";
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
 
 // The skinny path with A's columns starting 1, 4 (malloc's 16 bytes) or 15

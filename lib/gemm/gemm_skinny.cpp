@@ -106,6 +106,14 @@ constexpr int64_t kMaxChunkColumns = 64;
 // From memory, on the 32 x 12 tiles, it was mixed (256 columns: 4096 x 48 x
 // 4096 0.96-0.98, 4000 x 64 x 4000 0.97-0.98), so an A from memory keeps the
 // rules above, but on the tall tiles (next).
+// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart):
+// a tile's 512 columns then share one set of L1, and the sweep ran at half
+// speed; 64 columns a chunk there. On the Intel VM, 1 thread, against 512 (an
+// experiment build reading the chunk from the environment, `ridge-ab OLD NEW
+// M N K 7-9 [NN TYPE]`, 4 KiB pages): 1024 x 32 / 64 x 1024 1.92 / 1.77,
+// 2048 x 32 x 512 1.87 (87 -> 162-169 GFLOP/s); fp16 2048 / 4096 x 32 x 512
+// 1.58 / 1.57; 128 columns 1.77-1.90, 256 1.53-1.63, 32 1.72-1.78. Off that
+// stride nothing moved (512 x 48 x 2048, fp32 columns 2 KiB apart, 1.009).
 constexpr int64_t kCachedChunkColumns = 512;
 // An fp32 A from memory on the tall tiles (uses_tall_tiles: past 20 columns,
 // or at a power-of-two stride) goes further too: those tiles prefetch the
@@ -144,6 +152,10 @@ constexpr int64_t kPowerOfTwoStrideChunk = 8;       // chunks of this many (see 
 // Whether an fp32 A's columns lie a multiple of kPowerOfTwoStrideBytes apart.
 bool f32_columns_power_of_two_apart(int64_t lda) {
     return (lda * int64_t(sizeof(float))) % kPowerOfTwoStrideBytes == 0;
+}
+// The same for an A of any type: its columns' distance in bytes.
+bool columns_4_kib_apart(int64_t lda, Dtype input) {
+    return (lda * int64_t(dtype_bytes(input))) % kPowerOfTwoStrideBytes == 0;
 }
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
@@ -487,7 +499,7 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (f32_from_memory && f32_columns_power_of_two_apart(lda) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
-    if (!a_from_memory) return kCachedChunkColumns;
+    if (!a_from_memory) return columns_4_kib_apart(lda, input) ? kMaxChunkColumns : kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
     if (f32_from_memory && tall_tiles)
         return f32_columns_power_of_two_apart(lda) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
