@@ -103,17 +103,18 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 600 x 96 x 4096 1.00, 2048 x 96 x 2048 1.01, 1024 x 32 x 4096 1.01, 32 x
 // 1024 x 1024 NT (on C^T) 1.03, fp16 1024 x 64 x 1024 1.04, bf16 0.99-1.01;
 // 256 columns gained less (2048 x 32 x 512 1.03, 1024 x 64 x 1024 1.01).
+// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart):
+// a tile's 512 columns then fall into the same few sets of L1 (64 sets of 64
+// bytes: a 4 KiB period), and the sweep ran at half speed; 64 columns a chunk
+// there. On the Intel VM, 1 thread, against 512 (an experiment build reading
+// the chunk from the environment, `ridge-ab OLD NEW M N K 7-9 [NN TYPE]`, 4
+// KiB pages): 1024 x 32 / 64 x 1024 1.92 / 1.77, 2048 x 32 x 512 1.87 (87 ->
+// 162-169 GFLOP/s); fp16 2048 / 4096 x 32 x 512 1.58 / 1.57; 128 columns
+// 1.77-1.90, 256 1.53-1.63, 32 1.72-1.78. Off that stride nothing moved (512
+// x 48 x 2048, fp32 columns 2 KiB apart, 1.009).
 // From memory, on the 32 x 12 tiles, it was mixed (256 columns: 4096 x 48 x
 // 4096 0.96-0.98, 4000 x 64 x 4000 0.97-0.98), so an A from memory keeps the
 // rules above, but on the tall tiles (next).
-// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart):
-// a tile's 512 columns then share one set of L1, and the sweep ran at half
-// speed; 64 columns a chunk there. On the Intel VM, 1 thread, against 512 (an
-// experiment build reading the chunk from the environment, `ridge-ab OLD NEW
-// M N K 7-9 [NN TYPE]`, 4 KiB pages): 1024 x 32 / 64 x 1024 1.92 / 1.77,
-// 2048 x 32 x 512 1.87 (87 -> 162-169 GFLOP/s); fp16 2048 / 4096 x 32 x 512
-// 1.58 / 1.57; 128 columns 1.77-1.90, 256 1.53-1.63, 32 1.72-1.78. Off that
-// stride nothing moved (512 x 48 x 2048, fp32 columns 2 KiB apart, 1.009).
 constexpr int64_t kCachedChunkColumns = 512;
 // An fp32 A from memory on the tall tiles (uses_tall_tiles: past 20 columns,
 // or at a power-of-two stride) goes further too: those tiles prefetch the
@@ -126,7 +127,7 @@ constexpr int64_t kCachedChunkColumns = 512;
 // / 1.16 / 1.07 against the 32 x 12 tile with 64. On the 32 x 12 tiles (4000
 // x 64 x 4000, before those took the tall tile) 256 lost, 0.97, and 128
 // measured 0.99: they keep 64 (or 32 up to 32 columns).
-// Not where A's columns lie a multiple of 4 KiB apart (f32_columns_power_of_two_apart,
+// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart,
 // the decode shape 4096 x n x 4096 among them): there a tile's 256 columns
 // share a few sets of L1 and, once A is physically contiguous (on 2 MiB pages:
 // THP set to always, a common default), of L2 as well, and the sweep ran at
@@ -149,11 +150,7 @@ constexpr int64_t kFewStreamsColumnsF32 = 20;  // fp32 A, up to it: 16-column ch
 constexpr int64_t kPowerOfTwoStrideBytes = 4096;  // A's columns a multiple of this apart:
 constexpr int64_t kPowerOfTwoStrideMaxColumns = 8;  // up to this many columns of C,
 constexpr int64_t kPowerOfTwoStrideChunk = 8;       // chunks of this many (see above)
-// Whether an fp32 A's columns lie a multiple of kPowerOfTwoStrideBytes apart.
-bool f32_columns_power_of_two_apart(int64_t lda) {
-    return (lda * int64_t(sizeof(float))) % kPowerOfTwoStrideBytes == 0;
-}
-// The same for an A of any type: its columns' distance in bytes.
+// Whether A's columns lie a multiple of kPowerOfTwoStrideBytes apart.
 bool columns_4_kib_apart(int64_t lda, Dtype input) {
     return (lda * int64_t(dtype_bytes(input))) % kPowerOfTwoStrideBytes == 0;
 }
@@ -253,7 +250,7 @@ bool uses_tall_tiles(const GemmArgs& g, const GemmKernel& ker, bool a_from_memor
     if (!whole_tall_groups) return false;
     if (a_from_memory && dtype_bytes(g.input) == 4)
         return g.n > kFewStreamsColumnsF32 ||
-               (f32_columns_power_of_two_apart(g.lda) && g.n > kPowerOfTwoStrideMaxColumns);
+               (columns_4_kib_apart(g.lda, g.input) && g.n > kPowerOfTwoStrideMaxColumns);
     return g.n <= kSkinnyTallNR || g.n % ker.NR != 0;
 }
 SweepKernels sweep_kernels(const GemmArgs& g, const GemmKernel& ker, bool a_from_memory) {
@@ -496,13 +493,13 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
 
 int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t lda, bool tall_tiles) {
     const bool f32_from_memory = a_from_memory && dtype_bytes(input) == 4;
-    if (f32_from_memory && f32_columns_power_of_two_apart(lda) && n <= kPowerOfTwoStrideMaxColumns)
+    if (f32_from_memory && columns_4_kib_apart(lda, input) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
     if (!a_from_memory) return columns_4_kib_apart(lda, input) ? kMaxChunkColumns : kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
     if (f32_from_memory && tall_tiles)
-        return f32_columns_power_of_two_apart(lda) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
+        return columns_4_kib_apart(lda, input) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
     if (f32_from_memory && n <= 32) return 32;
     return kMaxChunkColumns;
 }
