@@ -1013,9 +1013,13 @@ TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
 // apart: 64 columns, on the tall tiles for an fp32 A from memory and for an A
 // from a cache (longer chunks share a few sets of L1, and of L2 on 2 MiB pages:
 // gemm_skinny.cpp); longer ones off that stride, where they measured faster.
-// The sweep itself over several such chunks is
-// DriverSkinnyPathForEachKernelThatHasOne's (k = 70 at lda 1024).
-TEST(Kernels, SkinnySweepTakesShortChunksAtAPowerOfTwoStride) {
+// Then C through two such chunks and a partial one (k = 135 at lda 1024), A
+// from a cache and from memory, beta 0.5: within the error bound of the exact
+// product, A and B untouched (run_driver).
+TEST(Kernels, SkinnySweepTakesShortChunksWhereAsColumnsAre4KiBApart) {
+    const uint32_t seed = test_seed() + 32;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
     int kernels = 0;
     for (const ridge::GemmKernel* ker : kernels_with_skinny_path()) {
         ++kernels;
@@ -1031,6 +1035,20 @@ TEST(Kernels, SkinnySweepTakesShortChunksAtAPowerOfTwoStride) {
             for (int64_t lda : {int64_t{1028}, int64_t{4000}})
                 EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, true), 64) << "A from memory, lda " << lda;
         }
+        ridge::GemmPlan plan = plan_with_model_blocking(*ker);
+        plan.skinny_path = true;
+        plan.threads = 1;
+        for (bool from_memory : {false, true})
+            for (int64_t n : {int64_t{16}, int64_t{64}}) {
+                SCOPED_TRACE(std::string(ker->name) + (from_memory ? " A from memory" : " A from a cache") +
+                             " n=" + std::to_string(n));
+                plan.a_from_memory = from_memory;
+                Call call;
+                call.m = 150, call.n = n, call.k = 135;
+                call.lda_pad = 1024 - call.m;
+                call.beta = 0.5f;
+                ASSERT_TRUE(run_driver(call, plan, rng));
+            }
     }
     if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel runs on this CPU";
 }
