@@ -499,12 +499,22 @@ void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParam
 void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, ridge::Dtype input,
                              double seconds, Crossover* out) {
     if (kernel.skinny == nullptr) return;
-    constexpr int64_t kRows = 4096, kDepth = 4096;  // the decode benchmark's weight matrix: A from memory
+    // The decode benchmark's weight matrix (A from memory), at two column
+    // strides: 4096 rows (columns 16 KiB apart, where the sweep reads A in
+    // short chunks: gemm_skinny.cpp) and 4000 (off a 4 KiB multiple, long
+    // chunks). The sweep's speed differs between the two: in a tuner run on the
+    // Intel VM 4096 x 96 x 4096 kept up (148.4 against 142.7 GFLOP/s) where the
+    // blocked path ran 4000 x 96 x 4000 1.069x the sweep (`PROFILE_A=P
+    // PROFILE_B=Q RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 4000 96 4000 9`, two
+    // copies of one build, profiles at 96 and 24 columns). One limit serves
+    // both, so a width is kept where the sweep keeps up at each.
+    constexpr int64_t kDepth = 4096;
+    constexpr int64_t kRowsAt[] = {4096, 4000};
     ridge::GemmPlan skinny = blocked_plan(kernel, blocking, 1);
     skinny.skinny_path = true;
     // The sweep's chunk the dispatcher would pick for this A (gemm_skinny.cpp).
     skinny.a_from_memory = ridge::exceeds_last_level_cache(
-        ridge::runtime_config(), double(ridge::dtype_bytes(input)) * double(kRows) * double(kDepth));
+        ridge::runtime_config(), double(ridge::dtype_bytes(input)) * double(kRowsAt[1]) * double(kDepth));
     const ridge::GemmPlan blocked = blocked_plan(kernel, blocking, 1);
     const auto t0 = std::chrono::steady_clock::now();
     HostSpeed host(kernel);
@@ -521,26 +531,34 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
     };
     for (int64_t n : {32, 48, 64, 96, 128}) {
         if (n > ridge::kSkinnyMaxN) break;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
-            return cut_short("cut short: out of time at n = " + std::to_string(n));
-        Problem p(input, kRows, n, kDepth);
-        const HostSpeedNow before = host.now();
-        const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
-        const HostSpeedNow speed = before.slower_of_each(host.now());
-        char line[128];
-        std::snprintf(line, sizeof line, "%s %lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
-                      ridge::dtype_name(input), (long long)kRows, (long long)n, (long long)kDepth, g[0], g[1]);
-        std::string logged = line;
-        note_host_speed(logged, speed);
-        out->lines.push_back(logged);
-        if (speed.slower() < kMinHostSpeed) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
-        // The run of widths from the bottom where reading A in place is at least
-        // as fast as packing it. With 2% allowed for noise, a run on the Intel VM
-        // kept 128 columns at 136.5 against 137.3 GFLOP/s, where the blocked path
-        // ran 1.038x (`PROFILE_A=P PROFILE_B=Q RIDGE_NUM_THREADS=1 ridge-ab LIB
-        // LIB2 4096 128 4096 9`, two copies of one build) and the main job's row
-        // read 0.93x oneDNN; a width that merely ties costs nothing either way.
-        if (g[0] < g[1]) break;
+        bool keeps_up = true;
+        for (int64_t rows : kRowsAt) {
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+                return cut_short("cut short: out of time at n = " + std::to_string(n));
+            Problem p(input, rows, n, kDepth);
+            const HostSpeedNow before = host.now();
+            const std::vector<double> g = interleaved_gflops(p, {skinny, blocked}, 5);
+            const HostSpeedNow speed = before.slower_of_each(host.now());
+            char line[128];
+            std::snprintf(line, sizeof line, "%s %lldx%lldx%lld: skinny path %.1f GFLOP/s, blocked %.1f (1 thread)",
+                          ridge::dtype_name(input), (long long)rows, (long long)n, (long long)kDepth, g[0], g[1]);
+            std::string logged = line;
+            note_host_speed(logged, speed);
+            out->lines.push_back(logged);
+            if (speed.slower() < kMinHostSpeed)
+                return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
+            // Keeping up: at least as fast as packing A. With 2% allowed for
+            // noise, a run on the Intel VM kept 128 columns at 136.5 against
+            // 137.3 GFLOP/s, where the blocked path ran 1.038x (`PROFILE_A=P
+            // PROFILE_B=Q RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 4096 128 4096 9`)
+            // and the main job's row read 0.93x oneDNN; a width that merely
+            // ties costs nothing either way.
+            if (g[0] < g[1]) {
+                keeps_up = false;
+                break;
+            }
+        }
+        if (!keeps_up) break;  // the run of widths from the bottom where the sweep keeps up
         widest = n;
     }
     out->skinny_max_columns[int(input)] = widest;
