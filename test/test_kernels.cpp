@@ -1602,7 +1602,7 @@ TEST(Kernels, BlockedPathPacksAInTheFirstMicroPanelWithThePackedBits) {
 // KC step of the plan's blocking one chain of FMAs over k from zero, then the
 // same alpha and beta finish, the first step scaling C by beta and the others
 // adding to it. Dispatch relies on it to send a one-thread call to the small
-// path where a team takes the blocked one (small_path_alone in dispatch.cpp),
+// path where a team takes the blocked one (small_path_alone in paths.cpp),
 // so the bits must agree: one KC step and several, every transpose pair,
 // ragged edges, padded leading dimensions, alpha 1 and not, beta 0 over NaN,
 // 1 and neither, B packed or read in place by each micro-panel's first tile.
@@ -1808,7 +1808,7 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
 
 // Past the few-rows path's 48 rows and up to 384, an op(A) within half the
 // last-level cache and a B larger than L2 take the small path beyond its
-// volume (dispatch.cpp: thin_enough_for_small_path), A transposed too (up to
+// volume (paths.cpp: thin_enough_for_small_path), A transposed too (up to
 // 8 L2s of it); more rows, or A's columns more than 512 floats apart, the
 // blocked path.
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
@@ -1956,7 +1956,7 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
     }
 }
 
-// Deep problems (dispatch.cpp: deep_enough_for_small_path), on one thread or
+// Deep problems (paths.cpp: deep_enough_for_small_path), on one thread or
 // two: the small path with its KC steps outside its tiles where op(A)
 // outgrows half of L2 and C does not, k past KC; with B transposed the blocked
 // path (the results right on every path, and the bits the blocked path's:
@@ -2011,7 +2011,7 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
 // always, 17-48 with the outer kernel at any k (B's packed panel read in
 // passes past half of L2); not 49 columns, not A untransposed, and not what
 // the small path keeps (up to 16 columns, m or k under 128; 17-48 columns, up
-// to 512 rows: few_columns_of_transposed_a in dispatch.cpp).
+// to 512 rows: few_columns_of_transposed_a in paths.cpp).
 TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";

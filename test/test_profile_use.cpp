@@ -214,7 +214,7 @@ void expect_16bit_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expe
 // A call that runs on one thread takes the small path above the profile's
 // small-path volume (1000 here) up to its one-thread volume (260000), where
 // the same call on a team takes the blocked path (small_path_alone in
-// dispatch.cpp), and C comes out the same bit for bit either way, in one KC
+// paths.cpp), and C comes out the same bit for bit either way, in one KC
 // step and in two (the profile's KC is 64); above that (61 x 59 x 76) one
 // thread takes the blocked path too. Without the profile, all of them are
 // within the built-in volume where the small path takes any shape, on any team.
@@ -346,7 +346,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(4, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
         EXPECT_TRUE(cfg.blocked_a_in_place);
         EXPECT_TRUE(cfg.blocked_ir_outside_jr);
-    } else {  // the built-in figures (dispatch.cpp)
+    } else {  // the built-in figures (paths.cpp)
         EXPECT_FALSE(cfg.blocked_a_in_place) << "A read in place on the blocked path only where a profile says so";
         EXPECT_FALSE(cfg.blocked_ir_outside_jr) << "the ir loop outside jr only where a profile says so";
         EXPECT_EQ(128, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);

@@ -227,7 +227,7 @@ TEST(Report, SmallPathWithKStepsOutsideCountsCOncePerStep) {
 
 // Few rows on the blocked path with B larger than the last-level cache: KC
 // grows by the times the model's block of A (MC rows) holds m's rows, at most
-// 4 (dispatch.cpp, blocking_for_thin_m); a tall A, or a B that fits the cache,
+// 4 (paths.cpp, blocking_for_thin_m); a tall A, or a B that fits the cache,
 // keeps the model's KC. The report gives the blocking the call used.
 TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
@@ -284,7 +284,7 @@ TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {
 }
 
 // A last KC step of a few k steps is spread over the others where C is larger
-// than the last-level cache (blocking_for_k_remainder in dispatch.cpp); with C
+// than the last-level cache (blocking_for_k_remainder in paths.cpp); with C
 // in cache, or a remainder of a quarter of KC or more, KC stays the model's.
 TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
@@ -322,7 +322,7 @@ TEST(Report, SmallKRemainderSpreadOverTheStepsWhenCComesFromMemory) {
 // A k a little beyond KC (at most twice it) runs in one KC step where the
 // micro-panel of B that deep takes at most three quarters of L1 and the block
 // of A that deep (m rows, at most MC) no more than MC x KC floats, MC the
-// model's (blocking_for_k_in_one_step in dispatch.cpp); a k past twice KC
+// model's (blocking_for_k_in_one_step in paths.cpp); a k past twice KC
 // keeps the model's blocking, and so does a block of MC rows. The report
 // gives the blocking the call used, and (one thread, one block of A) its
 // memory traffic one pass over C, written once, never read.
@@ -429,7 +429,7 @@ TEST(Report, FewRowsPathInPassesCountsCOncePerPass) {
     EXPECT_DOUBLE_EQ(4.0 * (48.0 * k * groups + double(k) * n), call.report.l2_to_l1_bytes);
     EXPECT_DOUBLE_EQ(call.report.ideal_bytes + 2 * 8.0 * m * n, call.report.memory_bytes);
     EXPECT_TRUE(call.c_right);
-    // fp16 inputs take passes up to 32 rows only (dispatch.cpp: kOuterPassesMaxRows16Bit).
+    // fp16 inputs take passes up to 32 rows only (paths.cpp: kOuterPassesMaxRows16Bit).
     for (int64_t rows : {int64_t{32}, int64_t{40}}) {
         const uint16_t half = 0x3800, quarter = 0x3400;  // 0.5 and 0.25 in fp16
         std::vector<uint16_t> a(600 * k, half), b(k * n, quarter);
@@ -488,7 +488,7 @@ TEST(Report, FewRowsOfBTransposedRunTheSkinnyPathOnCTransposed) {
 }
 
 TEST(Report, ApiRecordsOnlyWhenAskedAndDescribesTheCall) {
-    // 700 rows: taller than the small path takes (dispatch.cpp), so the blocked path runs.
+    // 700 rows: taller than the small path takes (paths.cpp), so the blocked path runs.
     std::vector<float> a(700 * 200, 0.5f), b(200 * 250, 0.25f), c(700 * 250, 0.0f);
     ridge_report r;
     std::thread fresh([&] {  // a thread that never asked: nothing recorded

@@ -1,6 +1,6 @@
 // ridge-tune's GEMV step: whether the GEMV kernels prefetch an A that comes
 // from DRAM (the library's figure, kGemvPrefetchElements) or leave it to the
-// hardware prefetchers, which stream faster on some machines (dispatch.cpp).
+// hardware prefetchers, which stream faster on some machines (paths.h).
 #pragma once
 
 #include <cstdint>

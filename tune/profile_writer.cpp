@@ -176,7 +176,7 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
 
 // Where hwloc's L3 was rejected and the sweep found one, the library streams C
 // out past the measured L3 rather than past its own fallback (4 MiB): a C
-// within the L3 a caller sees is written with ordinary stores (dispatch.cpp:
+// within the L3 a caller sees is written with ordinary stores (paths.cpp:
 // use_streaming_c has the measurements).
 int64_t measured_stream_c_min_bytes(const TuneRun& run) {
     const CacheFigure& l3 = run.topology.level[2];

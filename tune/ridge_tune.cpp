@@ -187,7 +187,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
                                         : cfg.small_min_flops_per_thread;
     search_skinny_crossover(*f32.kernel, f32.chosen, ridge::Dtype::f32, std::max(3.0, budget.left() / 2),
                             &run.crossover);
-    // 16-bit A on the kernels its searches chose (their crossover comes earlier: dispatch.cpp).
+    // 16-bit A on the kernels its searches chose (their crossover comes earlier: paths.cpp).
     for (ridge::Dtype input : {ridge::Dtype::bf16, ridge::Dtype::f16})
         for (const KernelSearch& s : run.searches)
             if (s.input == input) {

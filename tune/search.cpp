@@ -376,7 +376,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     host.now();
     // Two limits: where the small path keeps up both alone and on a team
     // (small_max_volume, what a team's call goes by) and where it keeps up
-    // alone (small_max_volume_alone, small_path_alone in dispatch.cpp). The two
+    // alone (small_max_volume_alone, small_path_alone in paths.cpp). The two
     // paths give C the same bits (the small path runs the blocked path's KC
     // steps), so the limits may differ. Each search ends after two sizes in a
     // row fall short (see below); once the team's has ended, the search goes

@@ -18,7 +18,7 @@ struct GemmChoice {
     // When `kernel` has no kernels that read an operand in place (skinny, few
     // rows: bf16 on the vdpbf16ps kernel), the same input type's kernel whose
     // kernels the in-place paths run instead, up to kInPlaceSiblingMaxWidth
-    // rows or columns of C (dispatch.cpp); else null.
+    // rows or columns of C (paths.h); else null.
     const GemmKernel* in_place_sibling = nullptr;
 };
 
@@ -71,7 +71,7 @@ BuiltInCrossovers builtin_crossovers();
 // measured with one thread streaming A from memory) does not reach: with
 // several threads, or A in a cache, and at most 512 rows (kSkinnyWideMinRows)
 // or A's columns a multiple of 8 KiB apart, the skinny path stops here
-// (dispatch.cpp: use_skinny_path).
+// (paths.cpp: use_skinny_path).
 constexpr int64_t kSkinnyMaxColumnsShared = 64;
 
 // Threads for a problem of `flops` from the calling thread: 1 inside a caller's

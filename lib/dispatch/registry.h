@@ -43,14 +43,14 @@ struct GemmKernel {
     // (the small path by volume, for thin and for deep problems, the blocked
     // path's A or B read in place). Above 0: small_f32 serves the small path
     // alone, up to this m*n*k, past it only for thin problems by its own rule
-    // (small_thin_max_rows) and deep ones (dispatch.cpp:
+    // (small_thin_max_rows) and deep ones (paths.cpp:
     // deep_enough_for_small_path), for a kernel the other rules were not
     // measured with.
     double small_kernel_max_volume;
     // With small_kernel_max_volume above 0: thin problems (op(B) larger than
     // L2, op(A) within it) of at most this many rows of C take the small path
     // past that volume too; 0: none do. (Kernels without the limit take the
-    // thin rule measured with AVX-512: dispatch.cpp, thin_enough_for_small_path.)
+    // thin rule measured with AVX-512: paths.cpp, thin_enough_for_small_path.)
     int64_t small_thin_max_rows;
     // 0: the skinny path's own limits (kSkinnyMaxN, the profile's crossover).
     // Above 0: skinny serves at most this many columns of C (rows of C on C^T),

@@ -35,7 +35,7 @@ struct GemmPlan {
     int threads = 1;
     bool small_path = false;   // take gemm_small_f32 (fp32 input, kernel->small_f32 must exist)
     int64_t small_a_block_floats = 0;  // small path: op(A) per block of rows (dispatcher: small_path_a_block_floats)
-    bool small_k_steps_outside = false;  // small path: KC steps outside its tiles (dispatch.cpp: deep_enough_for_small_path)
+    bool small_k_steps_outside = false;  // small path: KC steps outside its tiles (paths.cpp: deep_enough_for_small_path)
     bool skinny_path = false;  // take gemm_skinny_n (kernel->skinny, A untransposed, n <= kSkinnyMaxN)
     bool skinny_m_path = false;  // take gemm_skinny_m_f32 (m <= 48, B untransposed, kernel->few_rows must exist; above 16 rows few_rows_outer too)
     bool rows_in_place_path = false;  // take gemm_rows_in_place (A transposed, kernel->rows_in_place must exist)

@@ -3,7 +3,7 @@
 // (the dispatcher's a_block_floats, half of L2); in a block, j over the NR
 // columns of C, whose k x NR columns of B stay in L1 while the MR-row tiles
 // of the block's A pass by from L2. Where all of op(A) fits, that is one block
-// (see dispatch.cpp for when this path is taken). With more than one block,
+// (see paths.cpp for when this path is taken). With more than one block,
 // B's columns are read once per block (from L3 or memory), A once in all.
 // Threads claim tiles of C one block of rows by NR columns at a time
 // (claim.h), blocks of rows in order: a thread works in one block of A, in its
@@ -339,7 +339,7 @@ ridge_status gemm_small_f32(const GemmArgs& g, const GemmKernel& ker, int thread
     // Deep problems (k_steps_outside; on a team, run_small_team): each k step
     // runs over all of C before the next, so a step's slice of op(A), m x KC,
     // stays in L2 for every column tile where the whole of op(A) would come
-    // from L3 once per column tile; C, small for such problems (dispatch.cpp:
+    // from L3 once per column tile; C, small for such problems (paths.cpp:
     // deep_enough_for_small_path), is what passes through L2 once per step
     // instead. Each tile still runs its k steps in order: the same bits.
     if (k_steps_outside) {

@@ -65,7 +65,7 @@ struct Profile {
     bool has_small_path = false;
     double small_max_volume = 0;    // m*n*k up to which the unpacked small path runs
     double small_max_a_floats = 0;  // and op(A), padded to MR rows, has at most this many floats
-    // Optional in small_path: its limit for a call on one thread (small_path_alone in dispatch.cpp).
+    // Optional in small_path: its limit for a call on one thread (small_path_alone in paths.cpp).
     bool has_small_alone = false;
     double small_max_volume_alone = 0;
 
@@ -97,7 +97,7 @@ struct Profile {
     bool blocked_ir_outside_jr = false;
 
     // The smallest C (bytes) the blocked path writes with non-temporal stores
-    // where it is written once (use_streaming_c in dispatch.cpp): the
+    // where it is written once (use_streaming_c in paths.cpp): the
     // last-level cache ridge-tune used, its measured size where hwloc's was
     // rejected ("stream_c": {"min_bytes": N}; the library's own L3 otherwise).
     bool has_stream_c = false;

@@ -12,7 +12,7 @@
 // (the driver merges a last remainder of up to 8 rows into the tile before
 // it); 4 vectors x at most 2 columns take 25-32 rows (the driver's tall tiles
 // where lda puts a tile's columns on the same L1 sets; the dispatcher keeps
-// such an A off this kernel's small path: dispatch.cpp, use_small_path). Wider tiles run as
+// such an A off this kernel's small path: paths.cpp, use_small_path). Wider tiles run as
 // several column pieces. Rows past mr are masked off in the last vector only
 // (vmaskmovps: masked lanes are neither read nor written, so nothing past A
 // or C is touched); columns past nr are never computed (one instance per

@@ -1,5 +1,5 @@
 // Throughput probe of the fp32 FMA (zmm), for choosing between kernels by
-// measurement (see dispatch.cpp): 24 independent accumulators, so the loop
+// measurement (see runtime_config.cpp): 24 independent accumulators, so the loop
 // is bound by FMA throughput, not latency.
 #include <immintrin.h>
 

@@ -20,7 +20,7 @@
 // 6.4-6.9, 256 N 7.8-8.2 and T 7.7-7.9. In cache it costs the extra
 // instructions (bf16 1024^2 40-41 -> 39), so the driver asks for it only for
 // an A beyond the LLC, and a tuned profile may turn it off where the hardware
-// prefetchers alone stream faster (dispatch.cpp: kGemvPrefetchElements).
+// prefetchers alone stream faster (paths.h: kGemvPrefetchElements).
 #include <immintrin.h>
 
 #include "kernels/avx512/lanes_avx512.h"
@@ -47,7 +47,7 @@ constexpr int kCols = 8;  // columns per pass (N; T with 16-bit A)
 // 0.85-0.93x, 4 with two accumulators per column 0.65-1.01x; prefetching
 // 512 elements ahead instead of 256 0.91-0.94x. A 16-bit A kept 8 columns:
 // with 4, bf16 T 16384^2 0.963, 4096^2 0.881 (1024^2 1.108). With the
-// software prefetch off (the Zen 4 VM's tuned profile: dispatch.cpp), 8
+// software prefetch off (the Zen 4 VM's tuned profile: paths.h), 8
 // against 4 from memory 0.955-1.048 (8000^2-16384^2, 2000 x 3000), in L3
 // (1024^2) 0.748. With whole blocks unmasked (gemv_t_block below), 8 against
 // 4 again (gvab, 41-61 rounds, two runs): A in L3 1000^2-1536^2 0.81-1.03

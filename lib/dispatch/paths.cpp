@@ -1,0 +1,851 @@
+// The per-call path rules: which path a call takes (small, skinny, few rows, rows
+// in place, blocked), the blocked path's blocking for it and its threads, each
+// with what it was measured on.
+#include "dispatch/paths.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "gemm/pack.h"
+#include "tuning/topology.h"
+
+namespace ridge {
+namespace {
+
+// Up to this volume m*n*k, reading A and B in place beats packing them.
+// Measured on this project's AVX-512 machine (square shapes, each path
+// forced through a profile, ridge-bench, alternating runs), small / blocked:
+// 1 thread NN 128^3 1.07, 192^3 1.10-1.14, 256^3 1.07-1.13, 384^3 1.05,
+// 512^3 1.00-1.06, TN 256^3 1.09-1.16; 2 threads NN 192^3 1.56-1.68, 256^3
+// 1.32-1.50, 384^3 1.13, 512^3 1.02-1.12, TN 256^3 1.26-1.47, TT 192^3 1.40.
+// (With the small path on one thread only, the blocked path's second thread
+// won from 192^3; 160^3 was the limit then.) A profile may move it (ridge-tune
+// measures it). 640^3 since the small path blocks op(A)'s rows at k up to
+// L1's worth of B's column tile (31e00be): on the Zen 4 VM (32 KiB L1, 1 MiB
+// L2), the small path against the blocked path beyond 512^3 (one build each,
+// `RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 9-11`), 1 thread: 528^3 1.022-1.024,
+// 560^3 1.020-1.023, 600^3 1.021-1.031, 640^3 1.020-1.023, 576 x 1024 x 384
+// 1.020, 640 x 640 x 512 1.025, 512 x 768 x 640 1.018, 600 x 800 x 500 1.010,
+// 600^3 TN 1.007; 2 threads 576^3 1.045, 600^3 1.032 (TN 1.003), 640^3
+// 1.037. Further it fades (704^3 1.008, 768^3 1.004, 896^3 1.003) and at
+// 1024^3, A's columns 4 KiB apart, it loses (0.883): past 512 rows only
+// squares (kSmallPathMaxSquare). Shapes of at most 512 rows the larger volume
+// takes too: 49 x 4096 x 1024 1.118, 64 x 4096 x 1000 1.166, 128 x 2048 x 1000
+// 1.072, 512 x 1000 x 512 1.011, 256 x 4096 x 250 1.028; and a C larger than
+// the last-level cache goes to the blocked path's streamed stores, which the
+// small path has not (512 x 20000 x 12, the small path's before, 1.479).
+// Not measured on the Zen 5 beyond 512^3 (parity there).
+constexpr double kSmallPathMaxVolume = 640.0 * 640.0 * 640.0;
+
+// Up to this volume (the small path's limit before it had threads) it takes
+// every shape. Above it, only shapes like the squares it was measured on:
+// - not the skinny paths' shapes (m <= 16, or few columns), which those
+//   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
+// - B not transposed: transposed, each k step of a 12-column tile of B is
+//   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
+// - at most kSmallPathMaxRows rows, and A's columns (read in place when A is
+//   not transposed, one short run per k step) at most that many floats
+//   apart: taller, they lie a page or more apart and C is tall enough for
+//   the blocked path's streamed stores (1 thread, small / blocked, lda = m:
+//   1024 x 1024 x 128 0.92-0.98, 4096 x 512 x 64 0.83-0.92, 2048^2 x 16
+//   0.88-0.94; shorter and wide it wins: 128 x 2048 x 512 1.14-1.23,
+//   64 x 8192 x 256 1.31-1.37, 256 x 4096 x 128 on 2 threads 1.24-1.30);
+// - or, past those, m, n and A's column stride all at most kSmallPathMaxSquare:
+//   the squares from 513 to 640 (kSmallPathMaxVolume), whose op(A) is read in
+//   blocks of rows; not a wide C there;
+// - C within the last-level cache: larger, the blocked path streams it out
+//   (beta = 0, one KC step; the only such C within the volume has k < 32).
+constexpr double kSmallAnyShapeMaxVolume = 160.0 * 160.0 * 160.0;
+constexpr int64_t kSmallPathMaxRows = 512;
+constexpr int64_t kSmallPathMaxSquare = 640;
+
+// Skinny (few columns of C, A untransposed): reading A once in place beats
+// packing it while the packed path would reuse each element of A only a few
+// NR times. Measured, 1 thread, 4096 x n x 4096 fp32 on this project's AVX-512
+// VM (GFLOP/s, skinny / blocked, alternating runs): n = 16 116 / 46, 32 126 / 90,
+// 64 119-127 / 115, 128 95-110 / 142 (C, m x n, no longer fits L2 beside the
+// chunk of A). See bench/shapes/decode.txt. A profile may move it (ridge-tune
+// measures the same shape); the driver holds at most kSkinnyMaxN.
+// On the Zen 5 VM, after the sweep's smaller blocks of C for an A from memory
+// (gemm_skinny.cpp), the skinny path won past 64 columns too, on one thread
+// (skinny / blocked, paired: `ridge-ab` with profiles forcing each, 9 rounds):
+// 4096 x n x 4096 n = 72 1.10, 80 1.09, 96 1.04-1.06, 100 1.03, 112 1.07, 128
+// 1.03-1.04; 4000 x 128 x 4000 1.08, 2048 x 128 x 2048 1.00. The figure (built
+// in, or measured on that one-thread decode shape) holds for teams and for an A
+// in a cache as well, given more than kSkinnyWideMinRows rows and A's columns
+// not a multiple of 8 KiB apart (use_skinny_path). Measured, skinny up to 128
+// columns / up to kSkinnyMaxColumnsShared (the limit there before; an
+// experiment build, `RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 9`, lda = M), 2
+// threads, runs spread over an hour: 704 x 96 x 5000 1.09-1.26 (the blocked
+// path's row slices, each packing its rows of A, ran 1.42x one thread; oneDNN
+// 1.91x), 2000 x 96 x 2000 1.11-1.17, 4000 x 96 x 4000 1.13-1.19, 1024 x 96 x
+// 1024 1.02-1.23, 1024 x 96 x 8192 1.10-1.23, 3072 x 96 x 2048 (12 KiB)
+// 0.98-1.08, 5120 x 96 x 1024 (20 KiB) 0.97-1.03, 2560 x 96 x 2048 1.01-1.13,
+// 4000 x 128 x 4000 1.07-1.10, 1024 x 128 x 1024 1.00-1.18; once or twice: 704
+// x 128 x 5000 1.10-1.17, 2000 x 80 / 128 x 2000 1.14-1.16 / 1.09-1.10, 3000 x
+// 96 x 1000 1.08-1.17, 1000 x 100 x 1000 1.02-1.07, 576 x 96 x 1024 1.06, 640 x
+// 128 x 2048 1.03, 640 x 100 x 640 1.04, 768 x 128 x 768 1.04, 600 x 96 x 4096
+// 1.00. Columns a multiple of 8 KiB apart swung with the hour, a few percent up
+// in some runs and 8-18% down in others: 2048 x 96 x 2048 0.92-1.08, 2048 x 128
+// x 2048 0.82-1.03, 4096 x 96 x 4096 0.89-1.12, 6144 x 96 x 1024 0.89-1.09,
+// 8192 x 96 x 1024 0.89-1.08; they keep the blocked path (and so does 4096 x
+// 128 x 4096, 1.00-1.07). 1 thread, A in a cache: 1024 x 96 x 1024 1.02-1.05,
+// 1024 x 128 x 1024 0.99-1.00, 576 x 96 x 1024 1.04, 640 x 100 x 640 1.05, 768
+// x 128 x 768 1.03, 640 x 128 x 2048 1.01, 600 x 96 x 4096 1.00, 2048 x 96 x
+// 512 1.01. At 512 rows it lost, to the blocked path's A read in place (lda <=
+// 2/3 MC, reads_a_in_place) or the small path (up to 512 rows): 512 x 100 x 512
+// 0.93 on 1 and 2 threads, 512 x 128 x 512 0.94 / 0.88 (1 / 2 threads), 512 x
+// 80 x 256 0.95 / 0.96, 512 x 96 x 1024 0.97 / 0.99, 512 x 128 x 2048 0.99 /
+// 0.96.
+constexpr int64_t kSkinnyMaxColumns = 128;
+// 16-bit A: half the bytes to stream, but the blocked path's packing widens A
+// once where the skinny kernel widens it for every column group, so the
+// crossover comes earlier, and earlier for fp16 (a conversion instruction)
+// than for bf16 (a shift and a mask, b6f4ca6). Measured, 1 thread,
+// 4096 x n x 4096, skinny / blocked (paired, ridge-ab with profiles forcing
+// each): bf16 n = 32 1.24, 48 1.07, 64 1.03, 80 0.96; fp16 32 1.14, 48 0.96,
+// 64 0.96, 80 0.83. On the Zen 5 VM, after 88b59cb's blocks and ef4e0ae's
+// prefetch, fp16 up to 64 as well: skinny up to 64 / up to 32 columns, paired
+// (`ridge-ab` with profiles setting each, 7 rounds, 1 thread unless said):
+// 4096 x n x 4096 n = 40 1.25, 48 1.13 / 1.13 (both orders), 64 1.10, 2
+// threads 1.03; A in a cache 2048 x 48 x 512 1.00, 1024 x 64 x 1024 1.04, 512
+// x 64 x 2048 1.03 (ridge-tune there: 96 and 128 columns at 1.01).
+constexpr int64_t kSkinnyMaxColumnsBf16 = 64;
+constexpr int64_t kSkinnyMaxColumnsF16 = 64;
+
+// Above 24 columns the blocked path repays its packing unless A's columns are
+// long: the sweep streams each column run of a chunk once, and short runs
+// give the prefetchers nothing to follow. Measured (skinny / blocked, 1
+// thread): 300 x 60 x 5000 0.90, 512 x 32 x 4096 1.20, 512 x 64 x 4096 1.00,
+// 768 x 48 x 2048 1.02, 1000 x 64 x 1000 1.07. Up to 24 columns the skinny
+// path wins at any height (packing A repays nothing there).
+constexpr int64_t kSkinnyNarrowColumns = 24;
+// The distance at which two addresses share an L1 set: 64 sets of 64-byte lines
+// (gemm_small.cpp: tile_height).
+constexpr int64_t kL1SetPeriodBytes = 4096;
+
+// The skinny path's shape: A untransposed, at most `widest` columns (and no
+// more than the kernel's own limit, GemmKernel::skinny_max_columns), enough rows.
+bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {
+    const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
+    const int64_t kernel_widest = kernel.skinny_max_columns > 0 ? kernel.skinny_max_columns : kSkinnyMaxN;
+    return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min({widest, kSkinnyMaxN, kernel_widest}) &&
+           g.m >= min_rows;
+}
+
+// One thread streaming op(A) from memory: the decode shape the skinny
+// crossover is measured on (kSkinnyMaxColumns).
+bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    return a_comes_from_memory(cfg, g) && threads_for(flops, cfg.min_flops_per_thread) == 1;
+}
+
+// Whether A's columns lie a multiple of 8 KiB apart, where the skinny sweep
+// of a team (or from a cache) past kSkinnyMaxColumnsShared columns measured
+// unstable (kSkinnyMaxColumns). The presumed mechanism: the 64 columns of a
+// sweep's chunk then start in at most 16 different sets of a 1 MiB 8-way L2
+// (2048 sets, 128 KiB a way), where 4 KiB or 12 KiB apart they spread over 32.
+constexpr int64_t kSkinnyTeamStrideBytes = 8192;
+bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
+    return g.lda * int64_t(dtype_bytes(g.input)) % kSkinnyTeamStrideBytes == 0;
+}
+
+}  // namespace
+
+// The skinny path up to the measured width (kSkinnyMaxColumns) where one
+// thread streams A from memory, or where A has more than kSkinnyWideMinRows
+// rows and its columns are not a multiple of 8 KiB apart; else up to
+// kSkinnyMaxColumnsShared.
+//
+// A kernel without the tall tiles (GemmKernel::skinny_tall) keeps an A whose
+// columns lie a multiple of 4 KiB apart to kSkinnyNarrowColumns: each of its
+// tiles then reads its chunk's columns from one L1 set (the tall tiles' reason,
+// skinny_tall_tile_avx512.h), re-read for every column group. The AVX2 kernel,
+// 16-row tiles, 2 threads, `RIDGE_ISA=avx2 RIDGE_NUM_THREADS=2 ridge-ab OLD NEW
+// 4096 n 4096 7` against packing: n = 24 1.32, 28 1.08, 32 0.95 (4000 x 32 x
+// 4000 1.32).
+bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+    const int64_t measured = cfg.skinny_max_columns[int(g.input)];
+    const bool full_width =
+        one_thread_streams_a(cfg, g) || (g.m > kSkinnyWideMinRows && !a_columns_multiple_of_8_kib_apart(g));
+    int64_t widest = full_width ? measured : std::min(measured, kSkinnyMaxColumnsShared);
+    if (kernel.skinny_tall == nullptr && g.lda * int64_t(dtype_bytes(g.input)) % kL1SetPeriodBytes == 0)
+        widest = std::min(widest, kSkinnyNarrowColumns);
+    return skinny_shape(kernel, g, widest);
+}
+
+namespace {
+
+// Few rows (m <= 16): B, the large operand, is read once in place, down its
+// columns, against A packed once (gemm_skinny_m.cpp: outer products for 9-16
+// rows, dot products up to 8; the dot-product kernel alone is enough for the
+// path, any m); the 32-row kernels would waste half their tile and pack all of
+// B first. Measured in bench/shapes/skinny.txt.
+constexpr int64_t kSkinnyMaxRows = 16;
+
+// With the outer-product kernel the path takes up to 48 rows: packing B would
+// still reuse each of its elements at most twice (m / MR) for a read and a
+// write of all of B. Measured, 1 thread, ridge-bench, m x 4096 x 4096 (GFLOP/s,
+// this path / the blocked path, alternating builds; oneDNN in one run):
+// m = 24 116 / 53-56 (oneDNN 78), 32 155-158 / 74-79 (109), 48 166-168 / 76-81
+// (121); 40 x 1024 x 2048 153 (oneDNN 133). Only what the small path does not
+// take (see use_small_path). Where the packed panel of A (m rounded up to 16,
+// times k) outgrows half of L2, it is read in passes over k
+// (few_rows_k_pass): for fp32 at any m up to 48, for 16-bit inputs only up to
+// 32 rows, where the kernel's widening of B in three vectors' tiles lost to
+// the blocked path's converting packer (fp16, passes / blocked: 48 x 4096 x
+// 4096 0.908, TN 4096 x 48 x 4096 0.911, 40 x 4096 x 4096 0.951; 32 x 4096 x
+// 8192 1.238, 24 x 4096 x 16384 1.260).
+constexpr int64_t kOuterMaxRows = 48;
+constexpr int64_t kOuterPassesMaxRows16Bit = 32;
+
+// The outer kernel's packed fp32 panel of `rows` rows (rounded up to 16) and k
+// columns within half of L2.
+bool outer_panel_fits(int64_t rows, int64_t k) {
+    const double panel_bytes = 4.0 * double((rows + 15) / 16 * 16) * double(k);
+    return panel_bytes <= double(machine_topology().l2.size_bytes) / 2;
+}
+
+}  // namespace
+
+// B transposed is left to the blocked path: its columns are then strided, and
+// the few-rows path would have to gather each of them first.
+bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
+    if (g.trans_b || kernel.few_rows == nullptr) return false;  // (a kernel row exists per input type)
+    if (g.m <= kSkinnyMaxRows) return true;
+    if (kernel.few_rows_outer == nullptr || g.m > kOuterMaxRows) return false;
+    return g.input == Dtype::f32 || g.m <= kOuterPassesMaxRows16Bit || outer_panel_fits(g.m, g.k);
+}
+
+// k steps per pass of the few-rows path's outer form over `rows` rows (m, or n
+// on C^T): every group of columns reads the whole packed fp32 panel of op(A)
+// (rows rounded up to 16, times k) again, so each pass keeps its slice within
+// half of L2, the rest left to B's lines and C; equal passes, each a whole
+// number of 16-step vectors along k. Before, the path stopped where the whole
+// panel outgrew half of L2 and the blocked path took those shapes (its 32-row
+// tiles half empty at 48 rows). Measured, 1 thread, two builds alternated call
+// by call (`ridge-ab OLD NEW M N K 11`, medians of the paired ratios), passes
+// against the blocked path: 48 x 4096 x 4096 1.133, 40 x 4096 x 4096 1.142,
+// 33 x 4096 x 4096 1.140, 48 x 2048 x 8192 1.119; against the few-rows path in
+// one pass (the panel from beyond L2): 48 x 4096 x 4096 1.04, 40 x 4096 x 4096
+// 1.04, 48 x 2048 x 8192 1.09; against passes within a quarter of L2: 1.02,
+// 1.02, 1.04. Not for rows in one vector (up to 16, on this path at any k
+// before), where each line of the panel feeds 16 columns' FMAs and one pass
+// measured 1-1.5% better (16 x 2048 x 16384 0.987-0.994 with passes, 12 x 4096
+// x 12288 0.989): 0, one pass.
+int64_t few_rows_k_pass(int64_t rows, int64_t k) {
+    constexpr int64_t kLanes = 16, kStep = 16;  // rows per vector; k steps per vector of a row
+    if (rows <= kLanes) return 0;
+    const int64_t row_bytes = 4 * ((rows + kLanes - 1) / kLanes * kLanes);
+    const int64_t most = std::max(kStep, int64_t(machine_topology().l2.size_bytes) / 2 / row_bytes / kStep * kStep);
+    const int64_t passes = (k + most - 1) / most;
+    return ((k + passes - 1) / passes + kStep - 1) / kStep * kStep;
+}
+
+// Few columns with A transposed: the layout of a decode step written row-major
+// as x * W^T with W stored [outputs][inputs] (a linear layer's weight), which
+// reaches column-major ridge as A^T * B with A = W^T's storage. The skinny path
+// above needs A untransposed (it broadcasts B into columns of A); here C^T =
+// op(B)^T * A is a few-rows problem whose large operand, A, is read in place
+// down its columns, each a contiguous row of op(A). Same limits as the few-rows
+// path with m and n swapped. Measured, 1 thread, ridge-bench, 4096 x n x 4096
+// TN (GFLOP/s, the blocked path / this path; oneDNN in the same run as this
+// path): n = 2 7.5-7.9 / 20.7 (26), 4 15.3-15.6 / 41.5 (25), 8 29.5 / 84 (35),
+// 16 48 / 118 (57), 32 78 / 147 (96), 48 - / 157 (117).
+bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_a) return false;
+    // 16-bit inputs alike (the kernels widen A's columns as they read them).
+    // Measured, fp16, 4096 x n x 4096 TN, 1 thread (GFLOP/s, blocked / this
+    // path): n = 12 51 / 97, 16 49 / 127, 32 81 / 139, 48 99 / 139.
+    GemmArgs transposed = g;  // only the shape and op(B') = A (untransposed) matter here
+    transposed.m = g.n, transposed.n = g.m, transposed.trans_b = false;
+    return use_skinny_m_path(kernel, transposed);
+}
+
+namespace {
+// Few rows with B transposed: C^T = B * op(A)^T is a few-columns problem
+// whose large operand, B, is untransposed there and read in place down its
+// columns by the skinny path (gemm_skinny_m_trans_b). The few-rows path reads
+// B in place only untransposed (each column of op(B) a run of k values); with
+// B transposed those runs are a row of B each, ldb apart, and the blocked
+// path packed all of B for a few rows of A. Each block of C^T is gathered
+// from C and scattered back once (the kernel's transposing copy), a cost that
+// only enough k steps repay: k at least 2 m. Measured, 1 thread, against the
+// blocked path (`ridge-ab OLD NEW m n k 9-15 NT`, medians of paired ratios):
+// m x 4096 x 4096, m = 2 3.98, 8 2.89, 16 1.91, 24 2.12, 64 TT 1.23, 96 1.18;
+// fp16 16 rows 1.88, bf16 64 rows 1.16; 2 threads 16 / 64 rows 1.89 / 1.28;
+// 32 x 1024 x 1024 1.48. Short k, the path forced: 96 x 4096 x 96 0.92, x 192
+// 1.02, x 288 1.01; 48 x 4096 x 48 / 96 / 144 1.15 / 1.15 / 1.20; 32 x 4096 x
+// 32 / 64 1.15 / 1.26; 16 x 4096 x 16 / 32 1.00 / 1.00; 64 x 1024 x 128 1.18.
+// (With plain loops for the copies instead, the break-even was k = 4 m.)
+// How many rows: for fp32 all the path holds (kSkinnyMaxN), past the
+// crossover measured with B untransposed (skinny_max_columns), since the
+// blocked path does worse with B transposed: against it (ridge-ab with
+// profiles setting that crossover to 64 and 128, 1 thread) 80 / 96 / 112 /
+// 128 x 4096 x 4096 NT 1.21 / 1.14 / 1.12 / 1.10, 128 x 1024 x 1024 1.08.
+// 16-bit inputs keep their crossover: fp16 48 rows 1.13, 64 1.00, 128 0.87,
+// bf16 128 rows 0.96.
+constexpr int64_t kTransBMinKPerRow = 2;
+}  // namespace
+bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_b || kernel.transpose_c == nullptr || g.k < kTransBMinKPerRow * g.m) return false;
+    GemmArgs transposed = g;  // only the shape and the transposes matter here
+    transposed.m = g.n, transposed.n = g.m, transposed.trans_a = false, transposed.trans_b = !g.trans_a;
+    const int64_t widest = g.input == Dtype::f32 ? kSkinnyMaxN : cfg.skinny_max_columns[int(g.input)];
+    return skinny_shape(kernel, transposed, widest);
+}
+
+namespace {
+// Few columns with A transposed for a kernel that reads op(A)'s rows in place
+// (bf16 on AMX: the same decode layout as above, with 16-bit weights): A is
+// streamed once instead of pair-packed, while op(B)'s packed panels stay
+// within half of L2 (every block of 32 rows reads them all).
+constexpr int64_t kRowsInPlaceMaxN = 128;
+}  // namespace
+bool use_rows_in_place_path(const GemmKernel& kernel, const GemmArgs& g) {
+    return kernel.rows_in_place != nullptr && g.trans_a && g.n <= kRowsInPlaceMaxN &&
+           double(rows_in_place_packed_b_bytes(g.n, g.k)) <= double(machine_topology().l2.size_bytes) / 2;
+}
+
+namespace {
+
+// Whether the blocked path would write C with non-temporal stores
+// (use_streaming_c, below, which has the why): the kernel has a streaming
+// variant, C is written exactly once (beta = 0, k within one KC step), at
+// least as large as the last-level cache and aligned for whole-line stores.
+bool streams_c_out(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, int64_t KC) {
+    const bool aligned = reinterpret_cast<uintptr_t>(g.c) % sizeof(float) == 0 && g.ldc % 16 == 0;
+    return kernel.ukr_stream_c != nullptr && aligned && g.beta == 0.0f && g.k <= KC &&
+           4.0 * double(g.m) * double(g.n) >= cfg.stream_c_min_bytes;
+}
+
+// A short k (all of it one KC step of at most ~32) makes each microkernel call
+// a few dozen cycles of FMAs, and the block of A the model sizes for L2 is
+// then better kept in L1: two thirds of L1, when that still holds at least 8
+// MR-row panels (for the 48 KiB L1 here: 256 rows at k = 32, 512 at k = 16). Measured, 1
+// thread, RIDGE_PROFILE with MC forced, ridge-bench: 4096 x 4096 x 16 MC=1792
+// (the model) 130-135 GFLOP/s, 512 130-134, 256 165-167, 192 157-164, 128
+// 152-156; 4096 x 4096 x 32: 173-175 against 188-195 at MC=256; at k = 64 the
+// 256-row block no longer fits and MC=256 was no better (and is not taken).
+// For the fp32 panels the measurement covers (fp32, and fp16/bf16 converted).
+// Only where C is streamed out, as it was there: with ordinary stores each
+// block's pass over C reads it for ownership, and more blocks of fewer rows
+// cut C's columns into more, shorter runs (a column of a 2048-row C is two 4
+// KiB pages, visited once per block). On the Intel VM (48 KiB L1: 256 rows at
+// k = 16 while panels were 32 steps deep), the model's MC against the L1
+// block, C in ordinary stores (1 thread, one process alternating ridge with
+// oneDNN on the same C, GFLOP/s medians): 2048 x 2048 x 16 beta = 1 112
+// against 101 (oneDNN 130), 2048 x 2048 x 32 beta = 1 144 against 128, 2048 x
+// 2040 x 16 with C's streaming switched off 119 against 105; where C streamed
+// out, the L1 block kept its lead (2048 x 2040 x 16 130 against 105, 4096 x
+// 4096 x 16 125 against 104).
+// A row of the block is what it takes packed (packed_depth): since fp32
+// panels are packed without rounding k up to 32 steps, 512 rows at k = 16 on
+// the 48 KiB L1 where the rounded depth gave 256 (streamed C, 1 thread,
+// `ridge-ab OLD NEW M N K 11`): 4096 x 4096 x 16 1.052, 8192 x 8192 x 16
+// 1.057, 4096 x 4096 x 32 0.995.
+BlockingParams blocking_for_short_k(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                    bool c_streamed_out) {
+    if (kernel.packed_bytes != 4 || g.k < 1 || g.k > bp.KC || !c_streamed_out) return bp;  // (k = 0 only scales C)
+    const int64_t block_row_bytes = packed_depth(bp.MR, g.k, kernel.packed_bytes) * kernel.packed_bytes;
+    const int64_t l1_rows = 2 * machine_topology().l1.size_bytes / 3 / block_row_bytes / bp.MR * bp.MR;
+    if (l1_rows >= 8 * bp.MR) bp.MC = std::min(bp.MC, l1_rows);
+    return bp;
+}
+
+// Few rows of A on the blocked path, op(B) larger than the last-level cache
+// (b_from_memory), not transposed, fp32 panels (fp32 inputs, or fp16 / bf16
+// converted while packing): the block of A the model sizes for L2
+// (MC x KC) holds m's rows several times over, so KC grows by that factor (at
+// most 4) and the block stays within the same L2 budget. A micro-panel of B,
+// read from memory, then covers more of k: fewer and longer runs of B per
+// micro-panel (4 KiB per column at KC = 1024) and fewer passes over C, though
+// the micro-panel no longer fits L1 with room to spare. Measured against the
+// model's KC 256 (ridge-ab, 1 thread; a profile forcing KC, then this rule):
+// 64 x 4096 x 4096 KC 1024 1.155, 128 x 4096 x 4096 1.09-1.100 (KC 2048
+// 1.090, KC 4096 0.993), its TN 1.094-1.099, 2 threads 1.112, 96 x 2048 x
+// 2048 1.064, 256 x 4096 x 4096 1.043-1.057, 512 x 4096 x 4096 KC 768 1.021,
+// 600 x 4096 x 4096 KC 512 1.047, 896 x 4096 x 4096 KC 512 1.018; the rule
+// against none (an experiment build switching it by profile name, same code
+// both sides): 600 x 2048 x 2048 1.022, 700 x 2048 x 2048 1.014, 896 x 2048 x
+// 2048 0.990-0.994 (its one loss: twice KC at exactly half of MC). fp16 / bf16
+// inputs, the rule against none the same way: 64 x 4096 x 4096 1.070 /
+// 1.070, 128 x 4096 x 4096 1.063 / 1.072 (2 threads 1.062 / 1.084), 256 x
+// 4096 x 4096 1.042 / 1.032 (TN 1.048 / 1.037), 512 x 4096 x 4096 1.019 /
+// 1.007, 896 x 4096 x 4096 1.017 / 1.012, 96 x 2048 x 2048 1.028 / 1.002,
+// 896 x 2048 x 2048 1.007 / 1.012, with op(B) just over 4 MiB (128 x 1536 x
+// 1536) 0.992-1.011. Not with B in cache, where the longer KC measured 0.979
+// (768^3), 0.991 (640^3), 0.992 (896^3), nor with op(B) transposed (its panel
+// packed whole, KC x NC): 128 x 4096 x 4096 NT 0.971.
+constexpr int64_t kThinMaxKcFactor = 4;
+BlockingParams blocking_for_thin_m(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                   bool b_from_memory) {
+    if (!b_from_memory || kernel.packed_bytes != 4 || g.trans_b || g.m < 1) return bp;
+    const int64_t rows = (g.m + bp.MR - 1) / bp.MR * bp.MR;
+    const int64_t times = std::min(kThinMaxKcFactor, bp.MC / rows);
+    if (times >= 2) bp.KC *= times;
+    return bp;
+}
+
+// A last KC step of a few k steps costs a whole pass over C, read and written,
+// for little work; where C is larger than the last-level cache that pass goes
+// to memory. There, a remainder under a quarter of KC is spread over the
+// other steps instead (each at most a quarter deeper than KC; the block of A
+// outgrows the model's L2 share by as much, which measured no different:
+// 4096 x 4096 x 300 at KC 300 with MC 1792 or 1536). KC stays a multiple of
+// the kernel's k group. One process switching the rule call by call (1
+// thread, medians of 15-25 paired ratios): 4096 x 4096 x 260 1.091, x 270
+// 1.052 (2 threads 1.051), x 300 1.007; 2048 x 2048 x 300 1.012, x 800 1.009,
+// x 1030 1.006; with C in cache it lost a little (1024 x 1024 x 300 0.994, 1000
+// x 1000 x 1050 0.992), hence the condition. Nor do equal steps pay at the
+// square sizes, whose last step is 2/5 (2048) or 1/5 (1024) of KC 320 with C
+// in L3: KC 342 (six steps at 2048^3, three at 1024^3) ran 1.001 / 1.000 and
+// KC 293 (seven steps / three and a last of 145) 0.992 / 0.994 against 320
+// (Zen 4, a profile forcing KC, `RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N
+// 11-15`).
+BlockingParams blocking_for_k_remainder(BlockingParams bp, const GemmKernel& kernel, const GemmArgs& g,
+                                        const RuntimeConfig& cfg) {
+    const int64_t steps = g.k / bp.KC, remainder = g.k % bp.KC;
+    const bool c_from_memory = exceeds_last_level_cache(cfg, 4.0 * double(g.m) * double(g.n));
+    if (!c_from_memory || steps < 1 || remainder == 0 || 4 * remainder >= bp.KC) return bp;
+    const int64_t group = kernel.k_group;
+    bp.KC = ((g.k + steps - 1) / steps + group - 1) / group * group;
+    return bp;
+}
+
+}  // namespace
+
+int64_t deepest_kc_in_l1(const GemmKernel& kernel) {
+    const int64_t share_bytes = 3 * int64_t(machine_topology().l1.size_bytes) / 4;
+    const int64_t depth = share_bytes / (kernel.NR * kernel.packed_bytes);
+    return std::max(kPanelDepthAlign, depth / kPanelDepthAlign * kPanelDepthAlign);
+}
+
+namespace {
+
+// A k a little beyond KC (at most twice it) in one step rather than two,
+// where the micro-panel of B that deep still takes at most three quarters of
+// L1 (k <= 512 for the 32 x 12 fp32 kernel in 32 KiB, 1024 for its bf16-pair
+// twin): the second step costs a whole pass over C, read and written, for a
+// fraction of the work (at 512^3 and KC 320, 192 of 512 k steps). Any kernel
+// whose micro-panel fits; AMX's 32 columns never do (k <= 384 in 32 KiB, below
+// its KC of 1024). Against two steps (one thread, `RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 11 [TRANS [TYPE]]`): 512^3 1.009 (small path), 384^3
+// 1.011, 448^3 1.007, 1024 x 1024 x
+// 512 1.009, 2048 x 2048 x 512 1.011, 600 x 2000 x 500 1.004; TN / NT / TT
+// 512^3 1.002 / 0.997 / 1.000; fp16 inputs 512^3 1.006; 2 threads 512^3
+// 1.014, 1024 x 1024 x 512 1.011; RIDGE_ISA=avx2 512^3 0.994-1.006, 384^3
+// 1.000. MC stays the model's: shrunk by the factor KC grows (the block of A
+// keeping its L2 footprint), m between the two MCs went to the one-block
+// order (packs_all_rows_as_one_block in gemm_blocked.cpp) and lost there
+// against MC kept (512 x 2048 x 512 0.991-0.993, 576 x 1536 x 400
+// 0.987-0.990, 600 x 2000 x 500 0.989-0.998), and the AVX2 kernel at 512^3
+// was no faster for it (0.975-0.988). Beyond the L1 limit one step lost or
+// gained nothing (a profile with KC 640: 2048 x 2048 x 640 0.983, 1024 x 1024
+// x 640 1.002, 640^3 1.003, 576^3 1.004). bf16 pairs (the rule was fp32's
+// alone before 27ae0c0), at KC 800 on the Zen 4 against two steps: 1024^3
+// 1.008-1.016 over three runs
+// (1.008-1.025 over three more, a profile forcing KC 1024),
+// TN / NT / TT 1.016 / 1.014 / 1.013, 2 threads 1.001 / 1.021 (two copies of
+// one build 1.006 / 1.012), 2048 x 2048 x 1024 1.012, 1024 x 1024 x 900
+// 0.995 / 1.014, 768 x 768 x 1000 1.006, 1536 x 1536 x 1000 1.003, 512 x 512
+// x 1024 1.005, 4096 x 512 x 1024 0.999.
+// And only where the block of A that deep (m rows, at most MC) keeps within
+// the model's block of MC x KC, its share of L2: on the Intel VM (2 MiB L2,
+// KC 256 / MC 1792 for AVX-512, 512 / 896 for AVX2) the deeper block of a
+// large m outgrew L2, and two steps beat one (`RIDGE_NUM_THREADS=1 ridge-ab
+// OLD NEW M N K 7`, an experiment build without the one step): AVX-512 1024 x
+// 1024 x 512 1.052, 1024 x 1024 x 400 1.048, 2048 x 2048 x 512 1.083 (512^3,
+// its block within, 0.989); `RIDGE_ISA=avx2` 1024^3 1.116, 2048 x 1024 x
+// 1024 1.163, 1024 x 2048 x 1024 1.113, 768^3 1.060 (600^3, within, 0.991).
+BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t m, int64_t k) {
+    if (k <= bp.KC || k > 2 * bp.KC || k > deepest_kc_in_l1(kernel)) return bp;
+    if (double(std::min(m, bp.MC)) * double(k) > double(bp.MC) * double(bp.KC)) return bp;
+    bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
+    return bp;
+}
+
+// Columns of a KC-deep packed B panel in the share of L2 it gets where the
+// blocked driver runs the k steps outside the jc loop (GemmPlan::
+// b_panel_columns_in_l2; runs_k_steps_outside_jc in gemm_blocked.cpp): 3/8 of
+// L2, beside a block of A of at most MC rows. The share was measured (128 x
+// 4096 x 4096 NT, 1 thread, each panel size against one 4096-column panel in
+// the five loops' order, switched call by call; with KC 256 fp32 a column is
+// 1 KiB, so 768 columns are 3/8 of this 2 MiB L2): 384 columns 1.086, 576
+// 1.108, 768 1.106-1.113, 1024 1.060; the largest of the best.
+int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t share_bytes = 3 * machine_topology().l2.size_bytes / 8;
+    const int64_t columns = share_bytes / (bp.KC * kernel.packed_bytes) / bp.NR * bp.NR;
+    return std::max(bp.NR, columns);
+}
+
+// Rows of op(A) whose KC-deep packed block fits a quarter of the core's share
+// of L3 (GemmPlan::a_rows_in_l3; packs_all_rows_as_one_block in
+// gemm_blocked.cpp): 3264 rows at KC 320 fp32 of 16 MiB. Measured (1 thread,
+// paired against the five loops' blocks of MC rows): 3000^3 (3.8 MB packed)
+// 1.009, 3072 x 2048 x 1024 1.011; past the quarter 4096 x 2048 x 1024 (5.2
+// MB) 1.006 but 4096^3 0.967, 6144 x 1024 x 1024 0.991, 8192 x 1024 x 1024
+// 0.955 (the block streams from L3 once per B micro-panel, and a VM's L3 is
+// shared with other guests).
+int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t share_bytes = machine_topology().l3.size_bytes / 4;
+    return share_bytes / (bp.KC * kernel.packed_bytes) / bp.MR * bp.MR;
+}
+
+}  // namespace
+
+// Columns of a KC-deep packed B panel that stay in L2 while the blocked
+// driver runs a block's ir loop outside its jr loop (GemmPlan::
+// b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
+// a quarter of L2, rounded up to whole micro-panels (264 columns at KC 256 of
+// 1 MiB). Measured with the limit as a parameter (1 thread, against the five
+// loops' order, `ridge-ab OLD NEW M N K 9`): panels of 192-264 columns gained
+// 2-7% (3000 x 192 x 3000, 4000 x 240 x 2000, 2000 x 256 x 2000); 300 columns
+// swung from run to run (3000 x 300 x 3000 0.951-1.031), 384 lost in five runs
+// of six (3000 x 384 x 3000 0.954-0.978; 1.013 once), 480 too (0.967-0.997).
+int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t share_bytes = machine_topology().l2.size_bytes / 4;
+    const int64_t columns = share_bytes / (bp.KC * kernel.packed_bytes);
+    return (columns + bp.NR - 1) / bp.NR * bp.NR;
+}
+
+// Non-temporal stores for C (blocked path) only where they cannot hurt: C is
+// written exactly once (beta = 0 and all of k in one KC step, so no pass reads
+// it back) and it is larger than the last-level cache, so whoever reads it next
+// would find it in memory anyway. Then a normal store's read for ownership only
+// doubles the traffic of a shape bound by writing C, like m x n x 16.
+// Non-temporal stores write whole 64-byte lines, so every column of C must
+// start at the same offset in a line (ldc a multiple of 16 floats): from C's
+// first aligned row on, every full tile is then aligned, and gemm_blocked runs
+// the rows above it (at most 15) apart. A malloc'ed C, 16 bytes into a line,
+// measured 87 against 138 GFLOP/s when it was left to ordinary stores
+// (4096 x 4096 x 16, 1 thread).
+// "Larger than the last-level cache" is RuntimeConfig::stream_c_min_bytes: the
+// library's L3, or where hwloc's was rejected the one ridge-tune measured (a
+// profile's stream_c). A C within the real L3 is often in it when the call
+// starts, dirty (a caller that zeroed it, or wrote it last call with ordinary
+// stores), and non-temporal stores to cached lines run slowly: on the Intel VM
+// (fallback 4 MiB, measured 45 MiB) one core streamed 22 GB/s over lines not
+// cached, 14 GB/s over a dirty 16 MiB, 4.9 over a dirty 1 MiB (a throwaway
+// loop). 1 thread, the fallback's threshold against the measured one (C
+// streamed against ordinary stores), GFLOP/s: 2048 x 2048 x 16 131 / 121 in a
+// loop of calls, 78 / 124 with C zeroed before each call, 127 / 124 with C read
+// after each; 3072 x 3072 x 16 129 / 123, 103 / 113, 118 / 112; 2048 x 2048 x
+// 64 158 / 165, 165 / 173, 173 / 176; 2 threads 2048 x 2048 x 16 236 / 226 and
+// 137 / 222 zeroed. Beside oneDNN on the same C (`RIDGE_PROFILE=P ridge-bench
+// paired M N K NN 1 7`): 2048 x 2048 x 16 0.693 -> 0.825, x 64 0.856 -> 0.954,
+// 3072 x 3072 x 32 0.783 -> 0.892. Past the measured L3 streaming still wins
+// (4096 x 4096 x 16 in all three patterns, 8192 x 8192 x 16 by 1.3x).
+bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    return !plan.small_path && !plan.skinny_path && !plan.skinny_m_path && !plan.skinny_trans_a_path &&
+           !plan.rows_in_place_path && streams_c_out(cfg, *plan.kernel, g, plan.blocking.KC);
+}
+
+// Whether op(B) is larger than the last-level cache (GemmPlan::b_from_memory).
+bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.k) * double(g.n));
+}
+
+// The blocking the blocked path runs a call with: the kernel's, adjusted for short k, few rows, k a
+// little beyond KC and a short last KC step.
+BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,
+                                     bool b_from_memory) {
+    const bool c_streamed_out = streams_c_out(cfg, *choice.kernel, g, choice.blocking.KC);
+    const BlockingParams bp = blocking_for_k_in_one_step(
+        blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g, c_streamed_out), *choice.kernel,
+                            g, b_from_memory),
+        *choice.kernel, g.m, g.k);
+    return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
+}
+
+// The small path's blocking: only its KC matters, the depth of its kernel
+// calls (gemm_small_f32's k_step), which is the blocked path's for the same
+// call, so that either path gives C the same bits (small_path_alone). The
+// adjustments only ever deepen KC, so within the kernel's KC there is one
+// step and nothing to work out (the usual small call, planned in a few
+// hundred cycles).
+BlockingParams small_path_k_steps(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g) {
+    if (g.k <= choice.blocking.KC) return choice.blocking;
+    return blocked_path_blocking(cfg, choice, g, b_comes_from_memory(cfg, g));
+}
+
+// The kernel the in-place paths (few rows or columns) take their kernels from:
+// the chosen one, or its sibling where it has none, for narrow enough C.
+const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
+    const bool sibling = choice.in_place_sibling != nullptr && std::min(g.m, g.n) <= kInPlaceSiblingMaxWidth;
+    return sibling ? *choice.in_place_sibling : *choice.kernel;
+}
+
+// Whether op(A) is larger than the last-level cache (GemmPlan::a_from_memory).
+bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.m) * double(g.k));
+}
+
+void set_blocked_path_limits(GemmPlan* plan) {
+    plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
+    plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
+    plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
+    plan->b_panel_columns_for_ir_outside_jr =
+        runtime_config().blocked_ir_outside_jr ? b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel) : 0;
+}
+
+namespace {
+// Whether the small path blocks op(A)'s rows at depth k (small_path_a_block_floats).
+bool small_path_blocks_rows(const GemmKernel& kernel, int64_t k) {
+    const double b_tile_bytes = double(sizeof(float)) * double(k) * double(kernel.NR);
+    return b_tile_bytes < double(machine_topology().l1.size_bytes);
+}
+}  // namespace
+
+int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
+    return small_path_blocks_rows(kernel, k) ? runtime_config().small_a_block_floats : 0;
+}
+
+namespace {
+
+// Few rows of C (more than the few-rows path takes, kOuterMaxRows, up to
+// kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
+// (`a_floats`: an upper bound on its floats; transposed, each thread packs all
+// of it) and an op(B) larger than L2 take the small path at any volume: the
+// blocked path packs every element of B for so few rows that reuse it (m / MR
+// row tiles), and reads it from memory or L3 before any FMA can use it; the
+// small path copies no more than a column tile of B at a time (its kernel
+// streaming B's columns as it computes) and reads op(A) once per column tile,
+// from L2 or L3. (A B within L2 leaves the choice to the small path's volume
+// limit, which a profile may set.) Measured on the Zen 4 against the blocked
+// path (a profile lifting the small path's limits, `PROFILE_B=...
+// RIDGE_NUM_THREADS=T ridge-ab LIB LIB M N K 5-7`), 1 thread: 64 x 2048 x 2048
+// 1.12, 96 x 4000 x 1000 1.14, 128 x 2064 x 2064 1.11, 128 x 1000 x 4000 1.12,
+// 128 x 8192 x 8192 1.05, 160 x 1500 x 1500 1.06, 192 x 2064 x 2064 1.10, 192 x
+// 1024 x 8192 1.04, 256 x 4096 x 4096 1.13, 320 x 2064 x 2064 1.06, 384 x 2064
+// x 2064 1.03; 2 threads 128 / 256 / 320 x 2064 x 2064 1.01 / 1.03 / 1.05, 192
+// x 4096 x 4096 1.09. Past 384 rows it fades: 512 x 2064 x 2064 1.02, 512 x
+// 4096 x 4096 0.98, 768 x 2064 x 2064 1.00. (oneDNN ran 108-111 GFLOP/s at
+// 96-192 x 2048 x 2048 where the blocked path ran 97-105.) A transposed the
+// same way: 64 / 128 / 256 x 4096 x 4096 TN 1.01 / 1.05 / 1.12, 128 / 384 x
+// 2048 x 2048 TN 1.01 / 1.01 (ridge's blocked path had run 0.94x oneDNN at 256
+// x 4096 x 4096 TN).
+// A transposed op(A) is a copy in every thread's workspace, which stays with
+// the thread: at most kThinPackedAInL2s L2s of it (8 MiB here), not half the
+// last-level cache per thread of a large team (packed_a_too_large; the deep
+// rule below keeps to it too).
+constexpr int64_t kThinSmallPathMaxRows = 384;
+constexpr double kThinPackedAInL2s = 8.0;
+bool packed_a_too_large(const GemmArgs& g, double a_floats) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    return g.trans_a && double(sizeof(float)) * a_floats > kThinPackedAInL2s * l2_bytes;
+}
+bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, double a_floats) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    const double a_bytes = double(sizeof(float)) * a_floats, b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
+    if (packed_a_too_large(g, a_floats)) return false;
+    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
+           !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
+}
+
+// The thin rule of a kernel whose small kernel has a volume limit of its own
+// (GemmKernel::small_thin_max_rows; registry.cpp has AVX2's figures): op(B)
+// larger than L2 as above, but op(A), padded to whole MR-row panels, within
+// L2, and rows from 1 (such a kernel has no few-rows path: AVX2's few rows
+// took the blocked path, 32 x 2048 x 2048 at 0.72x the small path).
+bool thin_enough_for_capped_small_kernel(const GemmKernel& kernel, const GemmArgs& g) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    const double a_panels = std::ceil(double(g.m) / double(kernel.MR));
+    const double a_bytes = double(sizeof(float)) * a_panels * double(kernel.MR) * double(g.k);
+    const double b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
+    return g.m <= kernel.small_thin_max_rows && a_bytes <= l2_bytes && b_bytes > l2_bytes;
+}
+
+// Few columns of a transposed A that the few-rows path on C^T takes
+// (use_skinny_trans_a_path) are left to it: the small path copies op(A)
+// transposed, m x k for only n columns of FMAs, where that path reads A's
+// columns in place. Where it pays, measured on the Intel VM (48 KiB L1, 2 MiB
+// L2) against the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9 TN`,
+// an experiment build switching the rule by an environment variable; the kept
+// build against the one before: 128 x 4 x 128 1.87, 600 x 30 x 1000 1.54):
+// up to 16 columns at m and k of 128 and more, 128 x 4 x 128 1.83, 128 x 8 x
+// 128 1.26, 128 x 16 x 128 1.14, 200 x 8 x 200 1.35, 160 x 16 x 160 1.28, 300
+// x 16 x 300 1.35, 700 x 5 x 900 TT 3.93 (smaller, the small path's: 96 x 16
+// x 96 0.92, 64 x 8 x 64 0.70, 32 x 4 x 256 0.38, 256 x 4 x 32 0.85); 17-48
+// columns past the small path's tall side (more than 512 rows), 520 x 32 x 300
+// 1.18, 550 x 40 x 800 1.34, 600 x 17 x 1000 1.52, 600 x 30 x 1000 1.53, 640 x
+// 48 x 640 1.31 (within it mixed: 256 x 32 x 256 1.13, 200 x 24 x 1000 0.87,
+// 300 x 32 x 500 0.94). On the Zen 4 (32 KiB L1) the small path's A bound kept
+// these shapes out already.
+constexpr int64_t kFewColumnsTransAMinRowsAndDepth = 128;
+bool few_columns_of_transposed_a(const GemmKernel& kernel, const GemmArgs& g) {
+    if (!g.trans_a || !use_skinny_trans_a_path(kernel, g)) return false;
+    if (g.n <= kSkinnyMaxRows) return g.m >= kFewColumnsTransAMinRowsAndDepth && g.k >= kFewColumnsTransAMinRowsAndDepth;
+    return g.m > kSmallPathMaxRows;
+}
+
+}  // namespace
+
+// The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
+// Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
+bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
+    if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
+    if (few_columns_of_transposed_a(kernel, g)) return false;
+    const double volume = double(g.m) * double(g.n) * double(g.k);
+    // op(A) padded to whole MR-row panels; in doubles, as m + MR - 1 would
+    // overflow int64 for m near 2^63. (m + MR) * k bounds it from above and
+    // settles the usual case without the division.
+    const double bound_a = (double(g.m) + double(kernel.MR)) * double(g.k);
+    // A kernel whose small kernel serves the small path alone (GemmKernel::
+    // small_kernel_max_volume) takes it up to its own limit and for thin
+    // problems by its own rule, and not for an A whose columns lie a multiple of 4 KiB apart:
+    // the small path's tall tiles there (gemm_small.cpp: tile_height) were
+    // measured with AVX-512's 32-row tiles; AVX2's read a line a column, all
+    // in one L1 set, and ran 0.55-0.83x packing at 1024 x 6-16 x 64-512
+    // (`RIDGE_ISA=avx2 RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9`; at lda =
+    // 1040 the same shapes ran 1.48-1.89x).
+    const bool kernel_capped = kernel.small_kernel_max_volume > 0;
+    if (kernel_capped && !g.trans_a && (g.lda * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0) return false;
+    if (kernel_capped) max_volume = std::min(max_volume, kernel.small_kernel_max_volume);
+    const bool beyond_volume = volume > max_volume;  // then only a thin problem, which bounds op(A) itself
+    if (beyond_volume && !(kernel_capped ? thin_enough_for_capped_small_kernel(kernel, g)
+                                         : thin_enough_for_small_path(cfg, g, bound_a)))
+        return false;
+    // A larger op(A) only where its rows are blocked (each block within L2).
+    if (!beyond_volume && bound_a > cfg.small_max_a_floats && !small_path_blocks_rows(kernel, g.k)) {
+        const double panels = std::ceil(double(g.m) / double(kernel.MR));
+        if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
+    }
+    if (volume <= kSmallAnyShapeMaxVolume) return true;
+    // (17-48 rows stay here: within its volume the small path, B broadcast in
+    // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
+    // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
+    const bool few_rows = g.m <= kSkinnyMaxRows && use_skinny_m_path(kernel, g);
+    const bool tall_side = g.m <= kSmallPathMaxRows && (g.trans_a || g.lda <= kSmallPathMaxRows);
+    const bool square = g.m <= kSmallPathMaxSquare && g.n <= kSmallPathMaxSquare &&
+                        (g.trans_a || g.lda <= kSmallPathMaxSquare);
+    // (Nor a C larger than the last-level cache: the blocked path streams it out where beta = 0.)
+    const bool c_fits_cache = 4.0 * double(g.m) * double(g.n) <= cfg.stream_c_min_bytes;
+    return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && (tall_side || square) && c_fits_cache;
+}
+
+namespace {
+// Whether a call the blocked path would run alone (one thread) takes the
+// small path instead, up to cfg.small_max_volume_alone rather than
+// cfg.small_max_volume: the second is where the small path keeps up both
+// alone and on a team, the first where it keeps up alone (ridge-tune
+// measures both; where the profile has no figure for one thread, from a
+// search cut short or a profile from before it, the built-in
+// kSmallPathMaxVolume applies, as without a profile). Both paths give C the same bits: each
+// element is one chain of FMAs per KC step, from zero, then the same alpha and
+// beta finish, the first step scaling C by beta and the others adding to it
+// (the small path runs the blocked path's KC steps: small_path_k_steps;
+// Kernels.SmallAndBlockedPathsSameBits). So a one-thread call may take the
+// small path where it pays alone while a team's call takes the blocked
+// path's second thread. On this machine the tuner's team limit came out at
+// 96^3-128^3 in runs that completed (at 128^3 the small path, on one thread
+// at that size then, ran 0.72x the blocked path's two); alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
+// K 11`): 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300
+// x 400 x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only
+// where the blocked path would run its five loops, not a skinny path's kernels.
+bool runs_five_loops(const GemmPlan& plan) {
+    return !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
+           !plan.skinny_trans_b_path;
+}
+}  // namespace
+bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
+}
+
+// Deep problems: op(A) larger than half of L2 (the small path's
+// block of rows, cfg.small_a_block_floats) and C within it (for a kernel whose
+// small kernel has a volume limit of its own, AVX2's, also C and op(A)'s slice
+// of one KC step together within L2). The small path then runs each KC step over all of
+// C before the next (GemmPlan::small_k_steps_outside), its kernel reading A
+// and B in place: the step's slice of A stays in L2 across the column tiles
+// and B's columns stream through L1, where the blocked path packs B in a pass
+// of its own (at 128 x 128 x 4096 5% of the call: perf, cpu-clock) and the
+// small path in its usual order reads all of op(A) from L3 once per column
+// tile. The blocked path's KC steps: the same bits either way. Not where the
+// small path would copy B's column tiles (small_path_copies_b, for all of k).
+// Measured on the Zen 4 against the previous build (`RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 7 [TN]`): 128 x 128 x 4096 1.048 (TN 1.033; 4000
+// deep 1.051), 96 x 512 x 4096 1.075, 160 x 160 x 2048 1.036, 512 x 256 x 4096
+// 1.026, 32 x 32 x 8192 1.014, 64 x 64 x 4096 1.011, 256 x 256 x 4096 1.012
+// (TN 1.003), 256 x 512 x 2048 1.011, 200 x 200 x 8192 1.011, 300 x 300 x 3000
+// 1.010, 384 x 128 x 8192 1.009, 128 x 1000 x 4000 1.005. With a larger C
+// the steps' passes over it lost (the small path's own order against this
+// one: 128 x 2048 x 2048 0.97, 256 x 4096 x 4096 0.94), as where op(A) fits
+// L2 anyway (64 x 2048 x 2048 0.94, 48 x 2048 x 1024 0.995). The AVX2 small
+// kernel too, past its own volume limit (`RIDGE_ISA=avx2`, the same command):
+// 128 x 128 x 4096 1.127 (TN 1.038), 96 x 96 x 4096 1.124, 96 x 512 x 4096
+// 1.095, 200 x 200 x 8192 1.092, 160 x 160 x 2048 1.070, 128 x 1000 x 4000
+// 1.062, 256 x 256 x 4096 1.024, 64 x 64 x 4096 0.990-1.005, 300 x 300 x
+// 3000 1.001, 512 x 256 x 4096 0.994, 32 x 32 x 8192 0.989 (quartiles
+// 0.95-1.01). A team claims the tiles of each KC step (the small path's
+// claims, a barrier between steps: gemm_small.cpp); 2 threads against the
+// blocked path's team (`RIDGE_NUM_THREADS=2`, the same command): 128 x 128 x
+// 4096 1.033, 96 x 512 x 4096 1.088, 160 x 160 x 2048 1.039, 256 x 256 x 4096
+// 1.001 (a fixed split of the column tiles instead ran 1.5-2% faster than
+// the claims with both cores free, but leaves a core that is slowed waiting).
+// The slice and C together within L2, not the slice within half of it: 300 x
+// 40 x 1000 (a slice of 320 x 512 at KC 512) 1.154 on 1 thread and 2.79 on 2,
+// where the blocked path's team, each thread 150 rows and the B panel shared
+// at each of two KC steps, ran 63-69 GFLOP/s against one thread's 96 (and
+// 154 in another run: ridge-bench paired); 400 x 100 x 1500 1.066 / 1.63, 512
+// x 64 x 2048 1.005 / 1.006, 384 x 128 x 8192 0.992 / 0.983. Then with the
+// AVX-512 kernel no bound on the slice at all (1 / 2 threads): 500 x 64 x
+// 1000 1.117 / 1.060, 450 x 96 x 700 1.074 / 1.130, 512 x 100 x 2000 1.082,
+// 480 x 272 x 1500 1.067, 400 x 200 x 1200 1.044, 512 x 256 x 2048 1.004 /
+// 0.999, 512 x 128 x 1024 1.002, 512 x 32 x 4096 0.999; but RIDGE_ISA=avx2
+// 512 x 256 x 2048 0.922 (500 x 64 x 1000 0.996), so AVX2's keeps it.
+bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    const GemmKernel& ker = *plan.kernel;
+    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
+    if (!takes_it || g.k <= plan.blocking.KC || g.m > kSmallPathMaxRows) return false;
+    if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
+    const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
+    const double half_l2_floats = double(cfg.small_a_block_floats);
+    if (packed_a_too_large(g, (double(g.m) + double(ker.MR)) * double(g.k))) return false;  // (as the thin rule's bound)
+    const double a_step_floats = rows * double(plan.blocking.KC), c_floats = double(g.m) * double(g.n);
+    const bool step_within_l2 = a_step_floats + c_floats <= 2.0 * half_l2_floats;
+    return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats &&
+           (step_within_l2 || ker.small_kernel_max_volume == 0);
+}
+
+int threads_for(double flops, double min_flops_per_thread) {
+    const double useful = flops / min_flops_per_thread;
+    // Work for one thread: one, whatever the settings (decided before asking
+    // OpenMP or the thread-local override, a call into libgomp and a TLS
+    // lookup that a 32^3 call notices).
+    if (useful < 2.0) return 1;
+    if (omp_in_parallel()) return 1;  // never nest teams inside a caller's parallel region
+    const int wanted = wanted_thread_count();
+    return static_cast<int>(std::min<double>(wanted, useful));
+}
+
+int threads_for(double flops) { return threads_for(flops, runtime_config().min_flops_per_thread); }
+
+// The small path's plan in one call, the rules it asks inlined here: a 16^3
+// call takes about 100 ns, 32^3 about 450. Against dispatch.cpp as one file
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW n n n 21-31`; two copies of one
+// build 1.000-1.008), each rule a call of its own from dispatch.cpp ran
+// 0.983-0.986 at 16^3 and 0.990-0.994 at 32^3; this one call 0.986-0.993 and
+// 0.993-1.005.
+bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call) {
+    const GemmKernel& kernel = *choice.kernel;
+    if (!use_small_path(cfg, kernel, g, cfg.small_max_volume)) return false;
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    call->a_block_floats = small_path_blocks_rows(kernel, g.k) ? cfg.small_a_block_floats : 0;
+    call->threads = threads_for(flops, cfg.small_min_flops_per_thread);
+    call->k_steps = small_path_k_steps(cfg, choice, g);
+    return true;
+}
+
+BuiltInCrossovers builtin_crossovers() {
+    BuiltInCrossovers b{kSmallPathMaxVolume, {}, kGemvPrefetchElements};
+    b.skinny_max_columns[int(Dtype::f32)] = kSkinnyMaxColumns;
+    b.skinny_max_columns[int(Dtype::bf16)] = kSkinnyMaxColumnsBf16;
+    b.skinny_max_columns[int(Dtype::f16)] = kSkinnyMaxColumnsF16;
+    return b;
+}
+
+}  // namespace ridge
