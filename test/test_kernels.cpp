@@ -1466,7 +1466,7 @@ TEST(Kernels, BReadInPlaceBeyondEachThreadsShareOfTheLastLevelCache) {
 }
 
 // The blocked path reads the block of A in place (reads_a_in_place in
-// gemm_blocked.cpp) where one block covers m and A's columns are at most two
+// blocked_schedule.cpp) where one block covers m and A's columns are at most two
 // thirds of MC floats apart (GemmPlan::a_in_place_max_lda, which a profile
 // turns on: set here), and packs it otherwise. With each fp32 kernel
 // that has a small kernel, one thread: the same problem with A's columns m
@@ -1534,7 +1534,7 @@ void spy_packing_a(int64_t kc, float alpha, const float* a, int64_t lda, void* a
 
 // The blocked path with op(A) within L2 packs each block of A in the tiles of
 // its first micro-panel of B (packs_a_in_first_micro_panel in
-// gemm_blocked.cpp): C bit for bit what packing first gives, and right, with
+// blocked_schedule.cpp): C bit for bit what packing first gives, and right, with
 // ragged rows (the last panel packed by the packer), fewer columns than NR
 // (no tile for the twin), several KC steps, several blocks of rows and of
 // columns (a small blocking), B packed per micro-panel (NN) and in L2-sized

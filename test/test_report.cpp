@@ -48,7 +48,7 @@ ridge::BlockingParams small_blocking() {
 // DESIGN.md's schedule: B read once per (jc, pc); A once per jc; C written once
 // and read and written once per later KC block (read at the first too when beta != 0).
 // jc blocks: as few as allow each at most NC + NC/8 columns (no thin last block),
-// each then rounded up to whole NR panels (gemm_blocked.cpp: nc_block), which
+// each then rounded up to whole NR panels (blocked_schedule.cpp: nc_block), which
 // can leave one block fewer (n = 250, NC = 30, NR = 6: 7 blocks of 36, not 8).
 double expected_memory_bytes(const Problem& p, const ridge::BlockingParams& bp) {
     const int64_t kc = std::min(bp.KC, p.k);
@@ -254,7 +254,7 @@ TEST(Report, FewRowsOnTheBlockedPathGrowKcWhenBComesFromMemory) {
 
 // One block of A (m <= MC) with op(B) transposed on one thread: the k steps
 // run outside the jc loop with B panels sized for L2 (runs_k_steps_outside_jc
-// in gemm_blocked.cpp). The report gives the smaller NC, a panel within half of
+// in blocked_schedule.cpp). The report gives the smaller NC, a panel within half of
 // L2, and the memory traffic shows A packed once per k step, not once per jc
 // block: each matrix read once, C once per KC step.
 TEST(Report, OneBlockWithBTransposedRunsItsKStepsOutsideJc) {

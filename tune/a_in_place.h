@@ -1,5 +1,5 @@
 // ridge-tune's step for the blocked path's block of A read in place
-// (gemm_blocked.cpp: reads_a_in_place): whether reading it where the caller
+// (blocked_schedule.cpp: reads_a_in_place): whether reading it where the caller
 // keeps it beats packing it on this machine. It did on the Zen 4 (1-6%) and
 // lost on the Intel VM (5-30%), so the library leaves it off unless a
 // profile says otherwise (RuntimeConfig::blocked_a_in_place).

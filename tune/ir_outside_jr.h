@@ -1,5 +1,5 @@
 // ridge-tune's step for the blocked path's loop order with A from memory
-// (gemm_blocked.cpp: runs_ir_outside_jr): whether running each block's ir
+// (blocked_schedule.cpp: runs_ir_outside_jr): whether running each block's ir
 // loop outside its jr loop (A packed panel by panel, each against the whole
 // B panel) beats the five loops' order on this machine. It did on the Zen
 // VMs (2-7%) and lost on the Intel VM (4-22%), so the library leaves it off

@@ -51,9 +51,9 @@ struct RuntimeConfig {
                                             // and the kernel's n_from_memory
     int64_t gemv_prefetch_elements = 0;  // ... this far ahead (0: left to the hardware prefetchers)
     bool blocked_a_in_place = false;     // the blocked path may read a block of A in place (reads_a_in_place,
-                                         // gemm_blocked.cpp): where a profile says it pays here
+                                         // blocked_schedule.cpp): where a profile says it pays here
     bool blocked_ir_outside_jr = false;  // the blocked path may run a block's ir loop outside jr
-                                         // (runs_ir_outside_jr, gemm_blocked.cpp): where a profile says so
+                                         // (runs_ir_outside_jr, blocked_schedule.cpp): where a profile says so
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };

@@ -440,7 +440,7 @@ namespace {
 // 1.014, 1024 x 1024 x 512 1.011; RIDGE_ISA=avx2 512^3 0.994-1.006, 384^3
 // 1.000. MC stays the model's: shrunk by the factor KC grows (the block of A
 // keeping its L2 footprint), m between the two MCs went to the one-block
-// order (packs_all_rows_as_one_block in gemm_blocked.cpp) and lost there
+// order (packs_all_rows_as_one_block in blocked_schedule.cpp) and lost there
 // against MC kept (512 x 2048 x 512 0.991-0.993, 576 x 1536 x 400
 // 0.987-0.990, 600 x 2000 x 500 0.989-0.998), and the AVX2 kernel at 512^3
 // was no faster for it (0.975-0.988). Beyond the L1 limit one step lost or
@@ -470,7 +470,7 @@ BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& k
 
 // Columns of a KC-deep packed B panel in the share of L2 it gets where the
 // blocked driver runs the k steps outside the jc loop (GemmPlan::
-// b_panel_columns_in_l2; runs_k_steps_outside_jc in gemm_blocked.cpp): 3/8 of
+// b_panel_columns_in_l2; runs_k_steps_outside_jc in blocked_schedule.cpp): 3/8 of
 // L2, beside a block of A of at most MC rows. The share was measured (128 x
 // 4096 x 4096 NT, 1 thread, each panel size against one 4096-column panel in
 // the five loops' order, switched call by call; with KC 256 fp32 a column is
@@ -484,7 +484,7 @@ int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel
 
 // Rows of op(A) whose KC-deep packed block fits a quarter of the core's share
 // of L3 (GemmPlan::a_rows_in_l3; packs_all_rows_as_one_block in
-// gemm_blocked.cpp): 3264 rows at KC 320 fp32 of 16 MiB. Measured (1 thread,
+// blocked_schedule.cpp): 3264 rows at KC 320 fp32 of 16 MiB. Measured (1 thread,
 // paired against the five loops' blocks of MC rows): 3000^3 (3.8 MB packed)
 // 1.009, 3072 x 2048 x 1024 1.011; past the quarter 4096 x 2048 x 1024 (5.2
 // MB) 1.006 but 4096^3 0.967, 6144 x 1024 x 1024 0.991, 8192 x 1024 x 1024
@@ -499,7 +499,7 @@ int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
 
 // Columns of a KC-deep packed B panel that stay in L2 while the blocked
 // driver runs a block's ir loop outside its jr loop (GemmPlan::
-// b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in gemm_blocked.cpp):
+// b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in blocked_schedule.cpp):
 // a quarter of L2, rounded up to whole micro-panels (264 columns at KC 256 of
 // 1 MiB). Measured with the limit as a parameter (1 thread, against the five
 // loops' order, `ridge-ab OLD NEW M N K 9`): panels of 192-264 columns gained

@@ -287,7 +287,7 @@ bool exceeds_last_level_cache(const RuntimeConfig& cfg, double bytes) { return b
 // (GemmPlan::b_beyond_cache_share; the whole cache for one thread). A team's
 // slices of B, their packed blocks of A and C compete for the one cache, and
 // the blocked path's rules that read B where it is instead of packing it
-// (first_tile_reads_b_source, all_tiles_read_b_source in gemm_blocked.cpp)
+// (first_tile_reads_b_source, all_tiles_read_b_source in blocked_schedule.cpp)
 // paid there as they do from memory. Measured, 2 threads (each its own
 // columns), one process alternating two builds (`RIDGE_NUM_THREADS=2 ridge-ab
 // OLD NEW M N K 15`, medians of the paired ratios), against the whole cache:

@@ -59,26 +59,26 @@ struct GemmPlan {
     bool a_from_memory = false;
     // op(A) fits the core's L2 (set by the dispatcher): where the blocked path
     // lets the first micro-panel's tiles pack each block of A
-    // (packs_a_in_first_micro_panel in gemm_blocked.cpp).
+    // (packs_a_in_first_micro_panel in blocked_schedule.cpp).
     bool a_within_l2 = false;
     // Blocked path: columns of a KC-deep packed B panel that fit the share of L2
     // it gets where the driver runs the k steps outside the jc loop (set by the
-    // dispatcher; 0: never, see runs_k_steps_outside_jc in gemm_blocked.cpp).
+    // dispatcher; 0: never, see runs_k_steps_outside_jc in blocked_schedule.cpp).
     int64_t b_panel_columns_in_l2 = 0;
     // Blocked path: rows of op(A) up to which one thread packs all of a KC
     // step's op(A) as one block, in L3, and runs the k steps outside the jc
     // loop (set by the dispatcher; 0: never, see packs_all_rows_as_one_block
-    // in gemm_blocked.cpp).
+    // in blocked_schedule.cpp).
     int64_t a_rows_in_l3 = 0;
     // Blocked path: columns of a KC-deep packed B panel up to which one thread
     // runs a block's ir loop outside its jr loop (set by the dispatcher where
     // RuntimeConfig::blocked_ir_outside_jr allows it; 0: never, see
-    // runs_ir_outside_jr in gemm_blocked.cpp).
+    // runs_ir_outside_jr in blocked_schedule.cpp).
     int64_t b_panel_columns_for_ir_outside_jr = 0;
     // Blocked path: A's leading dimension up to which one block of A is read
     // in place rather than packed (set by the dispatcher from
     // RuntimeConfig::blocked_a_in_place; 0: never, see reads_a_in_place in
-    // gemm_blocked.cpp).
+    // blocked_schedule.cpp).
     int64_t a_in_place_max_lda = 0;
     // Few-rows path (skinny_m, skinny_trans_a), outer-product form: k steps per
     // pass over op(B), so that the share of the packed op(A) each group of

@@ -98,7 +98,7 @@ using GemmRowsInPlaceUkr = void (*)(int64_t kc, int64_t nr, float alpha, const v
 // a full panel, while the tile is computed as GemmUkr computes it from that
 // panel (the same FMAs in the same order: C bit for bit the same). For the
 // blocked path's first micro-panel of B, whose tiles then pack the block of
-// A that every later micro-panel reads (gemm_blocked.cpp,
+// A that every later micro-panel reads (blocked_schedule.cpp,
 // packs_a_in_first_micro_panel). Full tiles only.
 using GemmPackingAUkr = void (*)(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
                                  const void* b_panel, float beta, float* c, int64_t ldc);

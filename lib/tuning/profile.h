@@ -84,13 +84,13 @@ struct Profile {
     bool has_gemv_prefetch = false;
     int64_t gemv_prefetch_elements = 0;
 
-    // Whether the blocked path reads a block of A in place (gemm_blocked.cpp:
+    // Whether the blocked path reads a block of A in place (blocked_schedule.cpp:
     // reads_a_in_place), where ridge-tune measured it ("blocked_path":
     // {"a_in_place": true|false}; the library's built-in answer, no, otherwise).
     bool has_blocked_a_in_place = false;
     bool blocked_a_in_place = false;
     // Whether the blocked path may run a block's ir loop outside its jr loop
-    // (gemm_blocked.cpp: runs_ir_outside_jr), where ridge-tune measured it
+    // (blocked_schedule.cpp: runs_ir_outside_jr), where ridge-tune measured it
     // ("blocked_path": {"ir_outside_jr": true|false}; the library's built-in
     // answer, no, otherwise).
     bool has_blocked_ir_outside_jr = false;

@@ -122,7 +122,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // All of the above is the five loops' order, which swept all n columns of C
 // for each block of A. Since 1024^3 and 2048^3 run as one block of all of A's
 // rows, B panels of 300 columns at a time (packs_all_rows_as_one_block in
-// gemm_blocked.cpp), padding C gains nothing there (0.999 / 1.004, the same
+// blocked_schedule.cpp), padding C gains nothing there (0.999 / 1.004, the same
 // LDC_PAD_B command): the power-of-two ldc cost through that sweep, not
 // through the tile's 12 columns sharing a set.
 // In that order, on the Zen 4 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K
