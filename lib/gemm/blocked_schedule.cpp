@@ -8,11 +8,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "util/int_math.h"
+
 namespace ridge {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t x, int64_t multiple) { return ceil_div(x, multiple) * multiple; }
 
 // Whether each KC x NR micro-panel of B is packed just before its ir loop, into
 // one micro-panel buffer that stays in L1, rather than the whole KC x NC panel

@@ -29,11 +29,10 @@
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
+#include "util/int_math.h"
 
 namespace ridge {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Teams up to this size report their traffic (a report of a bigger team says so).
 constexpr int kMaxCountedThreads = 256;

@@ -22,6 +22,7 @@
 
 #include "gemm/gemm.h"
 #include "gemm/workspace.h"
+#include "util/int_math.h"
 
 namespace ridge {
 namespace {
@@ -30,8 +31,6 @@ constexpr int64_t kBlockRows = 32;    // rows of C (columns of A) per kernel cal
 constexpr int64_t kPanelCols = 32;    // columns of op(B) per packed panel
 constexpr int64_t kChunk = 32;        // k steps the kernel takes at a time
 constexpr int64_t kElementBytes = 2;  // bf16
-
-int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // Bytes of one packed 32-column panel of op(B) over all of k (zero-filled to a whole chunk).
 int64_t panel_bytes(int64_t k) { return round_up(k, kChunk) / 2 * kPanelCols * 4; }

@@ -49,11 +49,10 @@
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
+#include "util/int_math.h"
 
 namespace ridge {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int64_t kL1SetPeriodBytes = 4096;  // the L1's set period (tile_height)
 

@@ -11,11 +11,12 @@
 
 #include <algorithm>
 
+#include "util/int_math.h"
+
 namespace ridge {
 namespace {
 
 int64_t round_down_to(int64_t x, int64_t multiple) { return std::max(multiple, x / multiple * multiple); }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Geometry {
     int64_t ways, sets, line;
