@@ -1774,9 +1774,10 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
 // Dispatch sends few-row fp32 problems above the volume where the small path
 // takes any shape (160^3) to the few-rows path when the chosen kernel has one
 // (up to 16 rows), and leaves them to the small path at or below it; with an
-// outer-product kernel also 17-48 rows that the small path does not take, at
-// any k (A's packed panel read in passes where it outgrows half of L2), the
-// result right on every path.
+// outer-product kernel also 17-48 rows that the small path does not take
+// (17-23 rows, or A's columns more than 640 floats apart), at any k (A's packed
+// panel read in passes where it outgrows half of L2), the result right on
+// every path.
 TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->few_rows == nullptr) GTEST_SKIP() << ker->name << " has no few-rows path";
@@ -1792,25 +1793,28 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
         EXPECT_TRUE(dispatched_on("skinny_m", call, rng)) << "m=" << m;
     }
     if (ker->few_rows_outer == nullptr) return;
-    // 17-48 rows: where the small path does not take them (above its volume,
-    // or A's columns more than 640 floats apart), up to 48 rows, with A's packed
-    // panel (48 rows x k) within half of L2 or past it.
+    // 17-48 rows: where the small path does not take them (above its volume
+    // with fewer than 24 rows, or A's columns more than 640 floats apart), up
+    // to 48 rows, with A's packed panel (48 rows x k) within half of L2 or past it.
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
     const int64_t wide = int64_t(ridge::runtime_config().small_max_volume / (48.0 * double(long_k - 32))) + 1;
     expect_paths({{32, 1024, 512, false, false, 0, "small"},
                   {17, 300, 1000, false, false, 700, "skinny_m"},
                   {48, 400, 400, false, false, 600, "skinny_m"},
-                  {48, wide, long_k - 32, false, false, 0, "skinny_m"},
-                  {48, wide, long_k, false, false, 0, "skinny_m"},
-                  {49, 4096, 2048, false, false, 0, "small"}},  // past 48 rows: the thin rule (next test)
+                  {48, wide, long_k - 32, false, false, 700, "skinny_m"},
+                  {48, wide, long_k, false, false, 700, "skinny_m"},
+                  {23, 4096, 4096, false, false, 0, "skinny_m"},
+                  {24, 4096, 4096, false, false, 0, "small"},   // from 24 rows: the thin rule (next test)
+                  {48, wide, long_k, false, false, 0, "small"},
+                  {49, 4096, 2048, false, false, 0, "small"}},
                  0.5f, 0.0f, rng);
 }
 
-// Past the few-rows path's 48 rows and up to 384, an op(A) within half the
-// last-level cache and a B larger than L2 take the small path beyond its
-// volume (paths.cpp: thin_enough_for_small_path), A transposed too (up to
-// 8 L2s of it); more rows, or A's columns more than 512 floats apart, the
-// blocked path.
+// From 24 rows (where the few-rows path's outer form would take up to 48) to
+// 384, an op(A) within half the last-level cache and a B larger than L2 take
+// the small path beyond its volume (paths.cpp: thin_enough_for_small_path), A
+// transposed too (up to 8 L2s of it); more rows, or A's columns more than 512
+// floats apart, the blocked path.
 TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 == nullptr) GTEST_SKIP() << "no small kernel";

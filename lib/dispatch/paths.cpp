@@ -192,7 +192,9 @@ constexpr int64_t kSkinnyMaxRows = 16;
 // this path / the blocked path, alternating builds; oneDNN in one run):
 // m = 24 116 / 53-56 (oneDNN 78), 32 155-158 / 74-79 (109), 48 166-168 / 76-81
 // (121); 40 x 1024 x 2048 153 (oneDNN 133). Only what the small path does not
-// take (see use_small_path). Where the packed panel of A (m rounded up to 16,
+// take (see use_small_path): on the Intel VM its thin rule ran ahead from 24
+// rows wherever op(B) outgrows L2 (thin_enough_for_small_path), so fp32 keeps
+// this path for 17-23 rows and for a B within L2. Where the packed panel of A (m rounded up to 16,
 // times k) outgrows half of L2, it is read in passes over k
 // (few_rows_k_pass): for fp32 at any m up to 48, for 16-bit inputs only up to
 // 32 rows, where the kernel's widening of B in three vectors' tiles lost to
@@ -606,8 +608,7 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
 
 namespace {
 
-// Few rows of C (more than the few-rows path takes, kOuterMaxRows, up to
-// kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
+// Few rows of C (kThinSmallPathMinRows to kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
 // (`a_floats`: an upper bound on its floats; transposed, each thread packs all
 // of it) and an op(B) larger than L2 take the small path at any volume: the
 // blocked path packs every element of B for so few rows that reuse it (m / MR
@@ -632,6 +633,24 @@ namespace {
 // the thread: at most kThinPackedAInL2s L2s of it (8 MiB here), not half the
 // last-level cache per thread of a large team (packed_a_too_large; the deep
 // rule below keeps to it too).
+// From 24 rows, not from 49 (where the few-rows path's outer form, which
+// takes up to kOuterMaxRows, stopped before): the outer form keeps its panel
+// of A in L2 and copies each group of B's columns into L1 before its FMAs,
+// where the small path broadcasts B from its columns in place as it computes.
+// Measured on the Intel VM, 1 thread, against the outer form (`RIDGE_NUM_THREADS=T
+// build/bench/ridge-ab OLD NEW M N K 9-11 [TN]`): B from L3, 32 / 48 x 1000 x
+// 1000 1.155 / 1.116 (the outer form ran 0.93 / 0.89x oneDNN there, paired),
+// 24 x 1000 x 1000 1.121, 32 x 2048 x 2048 1.134-1.150, 32 x 768 x 768 1.138,
+// 40 x 800 x 1000 1.035, 32 x 1000 x 1000 TN 1.233; B from memory, 32 / 48 x
+// 4096 x 4096 1.108 / 1.099 (48 TN 1.126), 24 / 28 / 33 / 40 x 4096 x 4096
+// 1.023 / 0.985 / 1.019 / 1.060; 2 threads 32 x 1000 x 1000 1.202, 24 x 1000 x
+// 1000 1.162, 32 x 2048 x 2048 1.155, 48 x 4096 x 4096 1.074, 24 x 4096 x 4096
+// 1.009, 40 x 2000 x 2000 1.009. Below 24 rows, their second vector mostly
+// empty, the outer form kept up with B from memory (17 / 18 / 20 x 4096 x 4096
+// 0.970 / 0.962 / 0.995; from L3 17 x 2048 x 2048 0.983, 20 x 1000 x 1000
+// 1.062); at 16 rows and fewer the few-rows path's dot form runs (16 / 12 x
+// 4096 x 4096 0.834 / 0.902 on the small path instead, 8 x 1000 x 1000 0.837).
+constexpr int64_t kThinSmallPathMinRows = 24;
 constexpr int64_t kThinSmallPathMaxRows = 384;
 constexpr double kThinPackedAInL2s = 8.0;
 bool packed_a_too_large(const GemmArgs& g, double a_floats) {
@@ -642,7 +661,7 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
     const double l2_bytes = double(machine_topology().l2.size_bytes);
     const double a_bytes = double(sizeof(float)) * a_floats, b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
     if (packed_a_too_large(g, a_floats)) return false;
-    return g.m > kOuterMaxRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
+    return g.m >= kThinSmallPathMinRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
