@@ -18,6 +18,7 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "kernels/convert.h"
+#include "tuning/topology.h"
 #include "ridge/ridge.h"
 
 namespace {
@@ -327,6 +328,36 @@ void expect_c_streaming_follows(const ridge::RuntimeConfig& cfg, bool expect_pro
     EXPECT_EQ(2.0f, c.back());
 }
 
+// Few rows of fp32 C with B larger than L2: past the small path's volume (the
+// profile's 1000; the built-in one takes most of these) the thin rule
+// decides (paths.cpp: thin_enough_for_small_path), the small path from 17
+// rows where B fits the last-level cache and from 24 where it does not, the
+// few-rows path's outer form below that. The product is right on either path.
+void expect_few_rows_follow_the_thin_rule(const ridge::RuntimeConfig& cfg) {
+    const ridge::GemmKernel& ker = *cfg.gemm(ridge::Dtype::f32).kernel;
+    if (ker.small_f32 == nullptr || ker.small_kernel_max_volume > 0 || ker.few_rows_outer == nullptr) return;
+    const double l2 = double(ridge::machine_topology().l2.size_bytes), llc = cfg.last_level_cache_bytes;
+    if (llc < 1.5 * l2 || llc > 64.0 * 1024 * 1024) return;  // no room between them, or a B too large to allocate here
+    const int64_t k = 512;
+    const int64_t b_in_cache = int64_t((l2 + llc) / 2.0 / (4.0 * k)), b_beyond = int64_t(llc / (4.0 * k)) + 64;
+    struct Case {
+        int64_t m, n;
+        const char* by_thin_rule;
+    };
+    for (const Case& t : {Case{20, b_in_cache, "small"}, Case{20, b_beyond, "skinny_m"}, Case{24, b_beyond, "small"}}) {
+        SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(k));
+        const std::vector<float> a(size_t(t.m * k), 0.5f), b(size_t(k * t.n), 0.25f);
+        std::vector<float> c(size_t(t.m * t.n), -1.0f);
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, t.m, t.n, k, 1.0f,
+                                             a.data(), t.m, b.data(), k, 0.0f, c.data(), t.m));
+        ridge_report r;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
+        const bool within_volume = double(t.m) * double(t.n) * double(k) <= cfg.small_max_volume;
+        EXPECT_STREQ(within_volume ? "small" : t.by_thin_rule, r.path);
+        for (const float x : {c[0], c[c.size() / 2], c.back()}) EXPECT_EQ(64.0f, x);  // 512 products of 0.125, exact
+    }
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -362,6 +393,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     expect_16bit_skinny_path_follows(cfg, expect_profile);
     expect_gemv_prefetch_follows(cfg, expect_profile);
     expect_c_streaming_follows(cfg, expect_profile);
+    expect_few_rows_follow_the_thin_rule(cfg);
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
         expect_small_path_alone(expect_profile);
         expect_batch_small_path_alone(expect_profile);

@@ -193,8 +193,9 @@ constexpr int64_t kSkinnyMaxRows = 16;
 // m = 24 116 / 53-56 (oneDNN 78), 32 155-158 / 74-79 (109), 48 166-168 / 76-81
 // (121); 40 x 1024 x 2048 153 (oneDNN 133). Only what the small path does not
 // take (see use_small_path): on the Intel VM its thin rule ran ahead from 24
-// rows wherever op(B) outgrows L2 (thin_enough_for_small_path), so fp32 keeps
-// this path for 17-23 rows and for a B within L2. Where the packed panel of A (m rounded up to 16,
+// rows wherever op(B) outgrows L2, and from 17 where op(B) also fits the
+// last-level cache (thin_enough_for_small_path), so fp32 keeps this path for
+// 17-23 rows with B from memory and for a B within L2. Where the packed panel of A (m rounded up to 16,
 // times k) outgrows half of L2, it is read in passes over k
 // (few_rows_k_pass): for fp32 at any m up to 48, for 16-bit inputs only up to
 // 32 rows, where the kernel's widening of B in three vectors' tiles lost to
@@ -608,7 +609,8 @@ int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
 
 namespace {
 
-// Few rows of C (kThinSmallPathMinRows to kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
+// Few rows of C (kThinSmallPathMinRows, or kThinSmallPathMinRowsBInCache, to
+// kThinSmallPathMaxRows), an op(A) of at most half the last-level cache
 // (`a_floats`: an upper bound on its floats; transposed, each thread packs all
 // of it) and an op(B) larger than L2 take the small path at any volume: the
 // blocked path packs every element of B for so few rows that reuse it (m / MR
@@ -650,7 +652,14 @@ namespace {
 // 0.970 / 0.962 / 0.995; from L3 17 x 2048 x 2048 0.983, 20 x 1000 x 1000
 // 1.062); at 16 rows and fewer the few-rows path's dot form runs (16 / 12 x
 // 4096 x 4096 0.834 / 0.902 on the small path instead, 8 x 1000 x 1000 0.837).
+// With op(B) within the last-level cache (the library's: on the Intel VM the
+// 4 MiB fallback) 17-23 rows gain too, from the first row past the dot form's
+// 16 (kSkinnyMaxRows): against the outer form, 17 / 20 / 23 x 1000 x 1000
+// 1.017-1.039 / 1.072 / 1.034, 18 x 1024 x 900 1.059, 20 x 800 x 1200 1.048,
+// 23 x 900 x 1100 1.030, 20 x 1000 x 1000 TN 1.123; 2 threads 17 / 20 / 23 x
+// 1000 x 1000 1.074 / 1.100 / 1.064.
 constexpr int64_t kThinSmallPathMinRows = 24;
+constexpr int64_t kThinSmallPathMinRowsBInCache = kSkinnyMaxRows + 1;
 constexpr int64_t kThinSmallPathMaxRows = 384;
 constexpr double kThinPackedAInL2s = 8.0;
 bool packed_a_too_large(const GemmArgs& g, double a_floats) {
@@ -661,7 +670,9 @@ bool thin_enough_for_small_path(const RuntimeConfig& cfg, const GemmArgs& g, dou
     const double l2_bytes = double(machine_topology().l2.size_bytes);
     const double a_bytes = double(sizeof(float)) * a_floats, b_bytes = double(sizeof(float)) * double(g.k) * double(g.n);
     if (packed_a_too_large(g, a_floats)) return false;
-    return g.m >= kThinSmallPathMinRows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
+    const int64_t min_rows =
+        exceeds_last_level_cache(cfg, b_bytes) ? kThinSmallPathMinRows : kThinSmallPathMinRowsBInCache;
+    return g.m >= min_rows && g.m <= kThinSmallPathMaxRows && b_bytes > l2_bytes &&
            !exceeds_last_level_cache(cfg, 2.0 * a_bytes);
 }
 
