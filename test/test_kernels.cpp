@@ -1794,17 +1794,19 @@ TEST(Kernels, DispatchTakesSkinnyMPathForFewRows) {
     }
     if (ker->few_rows_outer == nullptr) return;
     // 17-48 rows: where the small path does not take them (above its volume
-    // with fewer than 24 rows, or A's columns more than 640 floats apart), up
-    // to 48 rows, with A's packed panel (48 rows x k) within half of L2 or past it.
+    // with fewer than 24 rows and B past the last-level cache, or A's columns
+    // more than 640 floats apart), up to 48 rows, with A's packed panel (48
+    // rows x k) within half of L2 or past it.
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
     const int64_t wide = int64_t(ridge::runtime_config().small_max_volume / (48.0 * double(long_k - 32))) + 1;
+    const int64_t b_past_cache = std::max<int64_t>(4096, int64_t(ridge::runtime_config().last_level_cache_bytes / (4.0 * 4096)) + 64);
     expect_paths({{32, 1024, 512, false, false, 0, "small"},
                   {17, 300, 1000, false, false, 700, "skinny_m"},
                   {48, 400, 400, false, false, 600, "skinny_m"},
                   {48, wide, long_k - 32, false, false, 700, "skinny_m"},
                   {48, wide, long_k, false, false, 700, "skinny_m"},
-                  {23, 4096, 4096, false, false, 0, "skinny_m"},
-                  {24, 4096, 4096, false, false, 0, "small"},   // from 24 rows: the thin rule (next test)
+                  {23, b_past_cache, 4096, false, false, 0, "skinny_m"},
+                  {24, b_past_cache, 4096, false, false, 0, "small"},  // from 24 rows: the thin rule (next test)
                   {48, wide, long_k, false, false, 0, "small"},
                   {49, 4096, 2048, false, false, 0, "small"}},
                  0.5f, 0.0f, rng);

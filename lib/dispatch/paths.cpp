@@ -601,10 +601,14 @@ bool small_path_blocks_rows(const GemmKernel& kernel, int64_t k) {
     const double b_tile_bytes = double(sizeof(float)) * double(k) * double(kernel.NR);
     return b_tile_bytes < double(machine_topology().l1.size_bytes);
 }
+int64_t small_path_a_block_floats(const RuntimeConfig& cfg, const GemmKernel& kernel, int64_t k) {
+    return small_path_blocks_rows(kernel, k) ? cfg.small_a_block_floats : 0;
+}
+
 }  // namespace
 
 int64_t small_path_a_block_floats(const GemmKernel& kernel, int64_t k) {
-    return small_path_blocks_rows(kernel, k) ? runtime_config().small_a_block_floats : 0;
+    return small_path_a_block_floats(runtime_config(), kernel, k);
 }
 
 namespace {
@@ -649,8 +653,8 @@ namespace {
 // 1000 1.162, 32 x 2048 x 2048 1.155, 48 x 4096 x 4096 1.074, 24 x 4096 x 4096
 // 1.009, 40 x 2000 x 2000 1.009. Below 24 rows, their second vector mostly
 // empty, the outer form kept up with B from memory (17 / 18 / 20 x 4096 x 4096
-// 0.970 / 0.962 / 0.995; from L3 17 x 2048 x 2048 0.983, 20 x 1000 x 1000
-// 1.062); at 16 rows and fewer the few-rows path's dot form runs (16 / 12 x
+// 0.970 / 0.962 / 0.995; 17 x 2048 x 2048 0.983, its 16 MiB B in the VM's
+// L3 but past the library's 4 MiB); at 16 rows and fewer the few-rows path's dot form runs (16 / 12 x
 // 4096 x 4096 0.834 / 0.902 on the small path instead, 8 x 1000 x 1000 0.837).
 // With op(B) within the last-level cache (the library's: on the Intel VM the
 // 4 MiB fallback) 17-23 rows gain too, from the first row past the dot form's
@@ -864,7 +868,7 @@ bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const 
     const GemmKernel& kernel = *choice.kernel;
     if (!use_small_path(cfg, kernel, g, cfg.small_max_volume)) return false;
     const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-    call->a_block_floats = small_path_blocks_rows(kernel, g.k) ? cfg.small_a_block_floats : 0;
+    call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
     call->threads = threads_for(flops, cfg.small_min_flops_per_thread);
     call->k_steps = small_path_k_steps(cfg, choice, g);
     return true;
