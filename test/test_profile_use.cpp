@@ -18,8 +18,8 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
 #include "kernels/convert.h"
-#include "tuning/topology.h"
 #include "ridge/ridge.h"
+#include "tuning/topology.h"
 
 namespace {
 
