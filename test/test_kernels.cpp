@@ -327,6 +327,40 @@ TEST_P(KernelTest, PackingTwinStoresThePackersPanelAndWritesTheKernelsBits) {
         }
 }
 
+// The B-packing twin (GemmKernel::ukr_packing_b) on B where a caller keeps it
+// (NN: NR columns ldb apart, the first element off a 64-byte boundary): the
+// micro-panel it stores is the kernel's packer's, bit for bit, and the tile
+// it writes is what the kernel writes from that panel, bit for bit, beta = 0
+// over NaN among the scalars; k depths on both sides of its 16-step blocks
+// and of the C prefetch's late steps.
+TEST_P(KernelTest, PackingBTwinStoresThePackersPanelAndWritesTheKernelsBits) {
+    if (kernel_->ukr_packing_b == nullptr) GTEST_SKIP() << kernel_->name << " has no B-packing twin";
+    const uint32_t seed = test_seed() + 25;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR;
+    for (int64_t kc : {1, 3, 15, 16, 17, 33, 64, 127, 128, 129, 176, 257})
+        for (const auto& s : kScalars) {
+            const float alpha = s[0], beta = s[1];
+            const int64_t ldb = kc + 1 + kc % 5;
+            SCOPED_TRACE(std::string(kernel_->name) + " kc=" + std::to_string(kc) + " alpha=" + std::to_string(alpha) +
+                         " beta=" + std::to_string(beta));
+            const std::vector<float> b_store = random_matrix(1 + ldb * NR, rng);  // B starts one float in
+            const float* b = b_store.data() + 1;
+            const RandomPanels panels(kc, MR, NR, rng);  // its A panel; its B panel is overwritten below
+            kernel_->pack_panel_b(b, ldb, false, NR, kc, NR, panels.b.p);
+            const std::vector<float> c0 = beta == 0.0f ? std::vector<float>(size_t(MR * NR), quiet_nan())
+                                                       : random_matrix(MR * NR, rng);
+            std::vector<float> c_kernel = c0, c_twin = c0;
+            kernel_->ukr(kc, alpha, panels.a.p, panels.b.p, beta, c_kernel.data(), MR);
+            const AlignedFloats packed(size_t(NR * kc));
+            kernel_->ukr_packing_b(kc, alpha, panels.a.p, b, ldb, packed.p, beta, c_twin.data(), MR);
+            ASSERT_NE(1, ridge::upper_vector_state_in_use()) << "returned with the upper vector state in use";
+            ASSERT_EQ(0, std::memcmp(panels.b.p, packed.p, sizeof(float) * size_t(NR * kc))) << "not the packer's panel";
+            ASSERT_EQ(0, std::memcmp(c_kernel.data(), c_twin.data(), sizeof(float) * c0.size())) << "not the kernel's tile";
+        }
+}
+
 // A column-major fp32 call through the dispatcher with reporting on; *r its report.
 ::testing::AssertionResult dispatch_with_report(const Call& call, Operands& ops, ridge_report* r) {
     ridge::GemmArgs g;
@@ -1530,6 +1564,80 @@ void spy_packing_a(int64_t kc, float alpha, const float* a, int64_t lda, void* a
                    float* c, int64_t ldc) {
     ++g_packing_spy.calls;
     g_packing_spy.real->ukr_packing_a(kc, alpha, a, lda, a_panel, b, beta, c, ldc);
+}
+
+// Calls of the B-packing twin counted, the real one run.
+struct PackingBTwinSpy {
+    const ridge::GemmKernel* real = nullptr;
+    int calls = 0;
+};
+PackingBTwinSpy g_packing_b_spy;
+void spy_packing_b(int64_t kc, float alpha, const void* a, const float* b, int64_t ldb, void* b_panel, float beta,
+                   float* c, int64_t ldc) {
+    ++g_packing_b_spy.calls;
+    g_packing_b_spy.real->ukr_packing_b(kc, alpha, a, b, ldb, b_panel, beta, c, ldc);
+}
+
+// The blocked path packing B per micro-panel (one thread, one block of A, NN)
+// packs it in the first tile of each micro-panel (packs_b_in_first_tile in
+// blocked_schedule.cpp): C bit for bit what packing first gives, and right,
+// with ragged rows and columns (a last micro-panel of fewer than NR columns is
+// packed by the packer), fewer rows than MR (no tile for the twin), several
+// KC steps and jc blocks (a small blocking), A packed first or by the first
+// micro-panel's tiles (whose micro-panel then keeps the packer), beta 0 over
+// NaN and not; and the twin runs wherever a second full micro-panel exists,
+// or the first without the A twin.
+TEST(Kernels, BlockedPathPacksBInTheFirstTileWithThePackedBits) {
+    const uint32_t seed = test_seed() + 26;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const auto kernels = kernels_here([](const ridge::GemmKernel& k) { return k.ukr_packing_b != nullptr; });
+    if (kernels.empty()) GTEST_SKIP() << "no kernel with a B-packing twin runs on this CPU";
+    for (const ridge::GemmKernel* real : kernels) {
+        ridge::GemmKernel spy = *real, without = *real;
+        spy.ukr_packing_b = &spy_packing_b;
+        without.ukr_packing_b = nullptr;
+        g_packing_b_spy.real = real;
+        const int64_t MR = real->MR, NR = real->NR;
+        struct Shape {
+            int64_t m, n, k;
+        };
+        const Shape shapes[] = {{3 * MR + 5, 4 * NR + 7, 300}, {MR, NR, 5},          {2 * MR - 1, NR + 1, 600},
+                                {MR - 3, 3 * NR, 40},          {4 * MR, 5 * NR, 129}, {2 * MR, 2 * NR, 16}};
+        int serial = 0;
+        for (const Shape& sh : shapes)
+            for (int variant = 0; variant < 4; ++variant) {
+                const bool small = variant % 2 == 1, a_twin = variant >= 2;
+                Call call;
+                call.m = sh.m, call.n = sh.n, call.k = sh.k;
+                call.alpha = serial % 2 ? -1.25f : 1.0f, call.beta = serial % 3 == 0 ? 0.0f : 0.5f;
+                call.ldb_pad = serial % 3;
+                ++serial;
+                ridge::GemmPlan with_twin = plan_with_model_blocking(spy);
+                ridge::set_blocked_path_limits(&with_twin);
+                if (small) with_twin.blocking = {MR, NR, 48, 4 * MR, 3 * NR};
+                with_twin.threads = 1;
+                with_twin.a_within_l2 = a_twin;
+                ridge::GemmPlan packer_only = with_twin;
+                packer_only.kernel = &without;
+                SCOPED_TRACE(std::string(real->name) + " " + call.describe() + (small ? ", small blocks" : "") +
+                             (a_twin ? ", A packed by the first micro-panel" : ""));
+                Operands ops(call, rng);
+                Guarded c_packed_first = ops.c;
+                const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed_first.data()), packer_only));
+                g_packing_b_spy.calls = 0;
+                ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), with_twin));
+                const int64_t full_micro_panels = std::min<int64_t>(sh.n, with_twin.blocking.NC) / NR;
+                if (sh.m >= MR && full_micro_panels >= (a_twin ? 2 : 1))
+                    EXPECT_GT(g_packing_b_spy.calls, 0) << "the twin never ran";
+                if (sh.m < MR) EXPECT_EQ(0, g_packing_b_spy.calls) << "the twin ran without a full tile";
+                ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+                const size_t bytes = sizeof(float) * size_t(call.ldc() * call.n);
+                ASSERT_EQ(0, std::memcmp(ops.c.data(), c_packed_first.data(), bytes))
+                    << "packed by the first tile and packed first differ";
+            }
+    }
 }
 
 // The blocked path with op(A) within L2 packs each block of A in the tiles of

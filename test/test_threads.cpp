@@ -381,6 +381,14 @@ void thread_spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const floa
     g_real_kernel->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
+// The kernel packing B in a micro-panel's first tile (packs_b_in_first_tile),
+// which at m = MR runs every tile.
+void thread_spy_packing_b(int64_t kc, float alpha, const void* a, const float* b, int64_t ldb, void* b_panel,
+                          float beta, float* c, int64_t ldc) {
+    meet_the_other_thread();
+    g_real_kernel->ukr_packing_b(kc, alpha, a, b, ldb, b_panel, beta, c, ldc);
+}
+
 TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
     const uint32_t seed = test_seed() + 2;
@@ -390,6 +398,7 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     ridge::GemmKernel spy = *g_real_kernel;
     spy.ukr = &thread_spy_ukr;
     if (spy.small_f32 != nullptr) spy.small_f32 = &thread_spy_small;
+    if (spy.ukr_packing_b != nullptr) spy.ukr_packing_b = &thread_spy_packing_b;
     const int64_t MR = spy.MR, NR = spy.NR;
     // Row split (m large) and panel split (m of one tile).
     for (int64_t m : {8 * MR, MR}) {

@@ -57,6 +57,7 @@ struct GemmKernel {
     // for a kernel whose crossover against its blocked path lies lower.
     int64_t skinny_max_columns;
     GemmPackingAUkr ukr_packing_a;  // ukr packing op(A) from its source as it goes (fp32 A); may be null
+    GemmPackingBUkr ukr_packing_b;  // ukr packing op(B) from its source as it goes (fp32 B, NN); may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

@@ -89,6 +89,30 @@ bool all_tiles_read_b_source(bool first_tile_reads_b, int64_t mc, int64_t MR) {
     return first_tile_reads_b && ceil_div(mc, MR) <= kMaxTilesReadingBSource;
 }
 
+// Whether, with B packed per micro-panel and not read in place, the first tile
+// of each micro-panel packs it (GemmKernel::ukr_packing_b: the kernel reads
+// the micro-panel's 12 columns where the caller keeps them, 16 k steps at a
+// time, and stores them packed just before those steps run) instead of a
+// packing pass before the tile. The pass is a 16 x 16 transpose per 16 k
+// steps of 12 columns with no FMA beside it: 4.3% of 256^3's samples (perf,
+// cpu-clock) and as slow with half its shuffles (in-lane 4 x 4 transposes
+// stored by 16-byte lanes: 1.001-1.006 at 256^3-1024^3) or a prefetch ahead
+// of it, so the time is in waiting for B's lines from L2, which FMAs can
+// cover. Not in the first micro-panel where its tiles pack the block of A
+// (packs_a_in_first_micro_panel), which keeps the pass. Each tile runs the
+// same FMAs on the same packed values: C is bit for bit the same. Measured on
+// the Intel VM against the build before it (`RIDGE_NUM_THREADS=T ridge-ab OLD
+// NEW M N K 9-15`): 1 thread 256^3 1.009-1.014, 320^3 1.004, 512^3 1.006,
+// 768^3 1.019, 1024^3 1.020, 128 x 1024 x 512 1.017-1.023, 600 x 1200 x 1200
+// 1.025, 1000^3 0.997; 2 threads (column slices) 512^3 1.027, 1024^3 1.010.
+// The twin's tile alone took 18% longer than a packed tile at 256^3 (perf:
+// 14.1% of the samples for 11.9% of the FMAs), against the pass's 4.3%; a
+// prefetch of B's columns 1-4 blocks ahead in the twin gained nothing.
+bool packs_b_in_first_tile(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
+    return s.b_per_micro_panel && !s.first_tile_reads_b && !s.a_in_place && !plan.stream_c &&
+           g.input == Dtype::f32 && plan.kernel->ukr_packing_b != nullptr;
+}
+
 // Whether the k steps run outside the jc loop (pc, then jc, then the ir/jr
 // loops: run_k_steps_outside_jc) with B panels sized for L2 rather than L3
 // (GemmPlan::b_panel_columns_in_l2). For one block of A (one thread, m <= MC)
@@ -308,6 +332,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.a_in_place = reads_a_in_place(g, plan, s);
     s.ir_outside_jr = runs_ir_outside_jr(plan, s);
     s.a_packed_by_first_micro_panel = packs_a_in_first_micro_panel(g, plan, s);
+    s.first_tile_packs_b = packs_b_in_first_tile(g, plan, s);
     return s;
 }
 

@@ -108,6 +108,7 @@ struct MacroStep {
     bool b_per_micro_panel = false;
     bool first_tile_reads_b = false;  // Schedule::first_tile_reads_b
     bool all_tiles_read_b = false;    // Schedule::all_tiles_read_b
+    bool first_tile_packs_b = false;  // Schedule::first_tile_packs_b
     MatrixView b_source{};
     float* c = nullptr;
     int64_t ldc = 0;
@@ -227,6 +228,16 @@ void run_tile_packing_a(const MacroStep& st, int64_t i0, const char* b, float* c
     run_packed_tile(st, a, b, cij, mr, nr);
 }
 
+// Tile 0 of micro-panel jp through the kernel packing B as it goes
+// (Schedule::first_tile_packs_b): the micro-panel read from op(B) where the
+// caller keeps it and packed into b_buffer, which the tiles after it read.
+void run_first_tile_packing_b(const MacroStep& st, int64_t jp, char* b_buffer) {
+    const GemmKernel& ker = *st.ker;
+    const MatrixView b = offset(st.b_source, 0, jp * ker.NR);
+    ker.ukr_packing_b(st.kc, st.alpha, st.packed_a, static_cast<const float*>(b.data), b.ld, b_buffer, st.beta,
+                      st.c + jp * ker.NR * st.ldc, st.ldc);
+}
+
 // Iteration jp of loop jr: B micro-panel jp (in L1 throughout) against every
 // A micro-panel of the block. b_buffer holds one micro-panel (b_per_micro_panel).
 void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
@@ -240,6 +251,7 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     // Not when C is streamed out: nothing reads it, and a prefetch would fetch it for nothing.
     if (!st.stream_c) touch_c_columns(st.c + jp * NR * st.ldc, st.ldc, nr);
     int64_t first_row = 0;  // of the tiles left to run
+    const bool packs_a = st.a_packed_by_first_micro_panel != nullptr && jp == 0;
     if (st.b_per_micro_panel) {
         // Tiles written with ordinary stores (not where C is streamed out): the
         // first, or every one (a partial last row too), with B read in place.
@@ -248,12 +260,16 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
             run_tiles_from_b_source(st, jp, first_row);
         }
         if (first_row == st.mc) return;  // B not packed at all
-        pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
+        if (st.first_tile_packs_b && nr == NR && st.mc >= MR && !packs_a) {
+            run_first_tile_packing_b(st, jp, b_buffer);
+            first_row = MR;
+        } else {
+            pack_b_panel(ker.pack_panel_b, ker.packed_bytes, ker.k_group, st.b_source, st.kc, st.nc, NR, jp, b_buffer);
+        }
         b = b_buffer;
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
     const int64_t calls = ceil_div(st.mc, MR);
-    const bool packs_a = st.a_packed_by_first_micro_panel != nullptr && jp == 0;
     for (int64_t i0 = first_row; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
         if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
@@ -468,6 +484,7 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
     step.packed_a = packed_a, step.packed_b = packed_b;
     step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
     step.first_tile_reads_b = s.first_tile_reads_b;
+    step.first_tile_packs_b = s.first_tile_packs_b;
     step.all_tiles_read_b = s.all_tiles_read_b;
     step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;
     step.stream_c = stream_c;

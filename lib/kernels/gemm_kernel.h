@@ -103,6 +103,17 @@ using GemmRowsInPlaceUkr = void (*)(int64_t kc, int64_t nr, float alpha, const v
 using GemmPackingAUkr = void (*)(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
                                  const void* b_panel, float beta, float* c, int64_t ldc);
 
+// The packed kernel with op(B) read where the caller keeps it and packed on
+// the way: B(p, j) = b[p + j*ldb] (fp32 B not transposed: NR columns, each
+// contiguous along k), stored to b_panel (64-byte aligned) exactly as the
+// kernel's packer lays out a full micro-panel, 16 k steps before they run,
+// while the tile is computed as GemmUkr computes it from the packed panels
+// (C bit for bit the same). For the first tile of each micro-panel of B where
+// the blocked path packs B one micro-panel at a time (blocked_schedule.cpp,
+// packs_b_in_first_tile). Full tiles only.
+using GemmPackingBUkr = void (*)(int64_t kc, float alpha, const void* a_panel, const float* b, int64_t ldb,
+                                 void* b_panel, float beta, float* c, int64_t ldc);
+
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
@@ -113,6 +124,9 @@ void ukr_f32_gemm_32x12_stream_c__avx512(int64_t kc, float alpha, const void* a_
 // The same tile with op(A) packed on the way (GemmPackingAUkr).
 void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
                                           const void* b_panel, float beta, float* c, int64_t ldc);
+// The same tile with op(B) packed on the way (GemmPackingBUkr).
+void ukr_f32_gemm_32x12_packing_b__avx512(int64_t kc, float alpha, const void* a_panel, const float* b, int64_t ldb,
+                                          void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_panel,
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_panel, const void* b_panel,

@@ -22,6 +22,7 @@
 
 #include "kernels/avx512/late_prefetch_c_avx512.h"
 #include "kernels/avx512/store_tile_avx512.h"
+#include "kernels/avx512/transpose_avx512.h"
 #include "kernels/gemm_kernel.h"
 
 namespace ridge {
@@ -195,6 +196,24 @@ inline void k_step_32x12_packing_a(const float*& a, int64_t lda, float*& a_panel
     b += kNR;
 }
 
+// 16 k steps of a micro-panel of B (12 columns ldb apart, each contiguous
+// along k) packed at b_panel as pack_panel_f32__avx512 lays it out.
+inline void pack_16_steps_of_b(const float* b, int64_t ldb, float* b_panel) {
+    for (int g = 0; g < 3; ++g) {
+        const float* col = b + 4 * g * ldb;
+        const __m512 rows[4] = {_mm512_loadu_ps(col), _mm512_loadu_ps(col + ldb), _mm512_loadu_ps(col + 2 * ldb),
+                                _mm512_loadu_ps(col + 3 * ldb)};
+        store_16_steps_of_4_rows(rows, b_panel + 4 * g);
+    }
+}
+
+// Steps [first, last) of the micro-panel of B packed one value at a time (the
+// k steps after the last whole 16).
+inline void pack_steps_of_b(const float* b, int64_t ldb, int64_t first, int64_t last, float* b_panel) {
+    for (int64_t p = first; p < last; ++p)
+        for (int j = 0; j < kNR; ++j) b_panel[p * kNR + j] = b[j * ldb + p];
+}
+
 }  // namespace
 
 void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel,
@@ -210,6 +229,31 @@ void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* 
     if (late_steps > 0)
         run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc,
                                             [&] { k_step_32x12_packing_a(a, lda, packed, b, lo, hi); });
+    store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
+}
+
+void ukr_f32_gemm_32x12_packing_b__avx512(int64_t kc, float alpha, const void* a_panel, const float* b, int64_t ldb,
+                                          void* b_panel, float beta, float* c, int64_t ldc) {
+    __m512 lo[kNR];
+    __m512 hi[kNR];
+    zero_tile(lo, hi);
+    const auto* a = static_cast<const float*>(a_panel);
+    auto* packed = static_cast<float*>(b_panel);
+    const float* packed_step = packed;  // the k steps' B values, read back as the packed kernel reads them
+    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
+    const int64_t blocks = (kc - late_steps) / 16;  // packed just before their 16 steps run
+    for (int64_t block = 0; block < blocks; ++block) {
+        pack_16_steps_of_b(b + block * 16, ldb, packed + block * 16 * kNR);
+#pragma GCC unroll 4
+        for (int p = 0; p < 16; ++p) k_step_32x12(a, packed_step, lo, hi);
+    }
+    // The steps after those (the late ones among them) packed before they run.
+    int64_t p = blocks * 16;
+    for (; p + 16 <= kc; p += 16) pack_16_steps_of_b(b + p, ldb, packed + p * kNR);
+    pack_steps_of_b(b, ldb, p, kc, packed);
+    for (int64_t q = blocks * 16; q < kc - late_steps; ++q) k_step_32x12(a, packed_step, lo, hi);
+    if (late_steps > 0)
+        run_late_k_steps_prefetching_c<kNR>(late_steps, c, ldc, [&] { k_step_32x12(a, packed_step, lo, hi); });
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 

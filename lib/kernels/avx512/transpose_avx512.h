@@ -51,4 +51,27 @@ inline void store_4_steps_of_12_rows(const __m512 step[4], void* dst) {
     _mm512_storeu_ps(d + 32, _mm512_permutex2var_ps(step[2], last, step[3]));
 }
 
+// 16 k steps of 4 rows of a 12-row packed panel (rows r[0..3], each 16
+// consecutive k steps), written at dst = the panel's step 0, row 4g: each
+// step's 4 values go out as one 16-byte store, 12 floats apart. 8 in-lane
+// shuffles and 16 stores (12 of them lane extracts, which need no shuffle
+// port) instead of a full 16 x 16 transpose.
+inline void store_16_steps_of_4_rows(const __m512 r[4], float* dst) {
+    const __m512d lo01 = _mm512_castps_pd(_mm512_unpacklo_ps(r[0], r[1]));
+    const __m512d hi01 = _mm512_castps_pd(_mm512_unpackhi_ps(r[0], r[1]));
+    const __m512d lo23 = _mm512_castps_pd(_mm512_unpacklo_ps(r[2], r[3]));
+    const __m512d hi23 = _mm512_castps_pd(_mm512_unpackhi_ps(r[2], r[3]));
+    // step[q] lane L: the 4 rows at k step 4L + q
+    const __m512 step[4] = {_mm512_castpd_ps(_mm512_unpacklo_pd(lo01, lo23)),
+                            _mm512_castpd_ps(_mm512_unpackhi_pd(lo01, lo23)),
+                            _mm512_castpd_ps(_mm512_unpacklo_pd(hi01, hi23)),
+                            _mm512_castpd_ps(_mm512_unpackhi_pd(hi01, hi23))};
+    for (int q = 0; q < 4; ++q) {
+        _mm_storeu_ps(dst + q * 12, _mm512_castps512_ps128(step[q]));
+        _mm_storeu_ps(dst + (4 + q) * 12, _mm512_extractf32x4_ps(step[q], 1));
+        _mm_storeu_ps(dst + (8 + q) * 12, _mm512_extractf32x4_ps(step[q], 2));
+        _mm_storeu_ps(dst + (12 + q) * 12, _mm512_extractf32x4_ps(step[q], 3));
+    }
+}
+
 }  // namespace ridge
