@@ -1640,6 +1640,83 @@ TEST(Kernels, BlockedPathPacksBInTheFirstTileWithThePackedBits) {
     }
 }
 
+// Calls of the small kernel counted, the real one run.
+struct SmallKernelSpy {
+    const ridge::GemmKernel* real = nullptr;
+    int calls = 0;
+};
+SmallKernelSpy g_small_spy;
+void spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step, const float* b,
+               int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    ++g_small_spy.calls;
+    g_small_spy.real->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+}
+
+// With op(B) within L2 (GemmPlan::b_within_l2), the blocked path packing B
+// per micro-panel has every tile read B in place through the small kernel
+// (all_tiles_read_b_from_l2 in blocked_schedule.cpp): only in KC steps that
+// do not read C (beta = 0, the first), up to 16 MR-row tiles, not where ldb
+// puts B's columns on the same L1 sets, not in the micro-panel whose tiles
+// pack A. Each way C is bit for bit what packing B gives (b_within_l2 off),
+// and right; the small kernel runs exactly where the rule says.
+TEST(Kernels, BlockedPathReadsBFromL2InPlaceWhereCIsNotReadWithThePackedBits) {
+    const uint32_t seed = test_seed() + 27;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    const auto kernels = kernels_here([](const ridge::GemmKernel& k) {
+        return k.small_f32 != nullptr && k.input == ridge::Dtype::f32 && k.packed_bytes == 4 &&
+               k.small_kernel_max_volume == 0;
+    });
+    if (kernels.empty()) GTEST_SKIP() << "no fp32 kernel whose small kernel serves the blocked path runs on this CPU";
+    for (const ridge::GemmKernel* real : kernels) {
+        ridge::GemmKernel spy = *real;
+        spy.small_f32 = &spy_small;
+        g_small_spy.real = real;
+        const int64_t MR = real->MR, NR = real->NR;
+        struct Shape {
+            int64_t m, n, k, ldb_pad;
+            bool in_place;  // with beta = 0
+        };
+        const int64_t aliased_ldb = 1024;  // floats: 4 KiB, the L1's set period
+        const Shape shapes[] = {{3 * MR + 5, 4 * NR + 7, 300, 0, true},  {16 * MR, 3 * NR, 40, 1, true},
+                                {16 * MR + 1, 3 * NR, 40, 0, false},    {2 * MR, 2 * NR + 3, 700, 2, true},
+                                {4 * MR, 3 * NR, 200, aliased_ldb - 200, NR <= 8}, {MR, NR, 5, 0, true}};
+        int serial = 0;
+        for (const Shape& sh : shapes)
+            for (float beta : {0.0f, 0.5f})
+                for (bool a_twin : {false, true}) {
+                    Call call;
+                    call.m = sh.m, call.n = sh.n, call.k = sh.k, call.ldb_pad = sh.ldb_pad;
+                    call.alpha = serial % 2 ? -1.25f : 1.0f, call.beta = beta;
+                    ++serial;
+                    ridge::GemmPlan in_l2 = plan_with_model_blocking(spy);
+                    ridge::set_blocked_path_limits(&in_l2);
+                    in_l2.a_within_l2 = a_twin;
+                    in_l2.b_within_l2 = true;
+                    ridge::GemmPlan packed = in_l2;
+                    packed.b_within_l2 = false;
+                    SCOPED_TRACE(std::string(real->name) + " " + call.describe() +
+                                 (a_twin ? ", A packed by the first micro-panel" : ""));
+                    Operands ops(call, rng);
+                    Guarded c_packed = ops.c;
+                    const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
+                    g_small_spy.calls = 0;
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed.data()), packed));
+                    ASSERT_EQ(0, g_small_spy.calls) << "B read in place with op(B) beyond L2";
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), in_l2));
+                    const bool micro_panel_for_it = sh.n / NR >= (a_twin ? 2 : 1);
+                    if (sh.in_place && beta == 0.0f && micro_panel_for_it)
+                        EXPECT_GT(g_small_spy.calls, 0) << "B never read in place";
+                    else
+                        EXPECT_EQ(0, g_small_spy.calls) << "B read in place outside the rule";
+                    ASSERT_TRUE(matches(call, ops.c, expect, bound_for(call)));
+                    const size_t bytes = sizeof(float) * size_t(call.ldc() * call.n);
+                    ASSERT_EQ(0, std::memcmp(ops.c.data(), c_packed.data(), bytes))
+                        << "B read in place and B packed differ";
+                }
+    }
+}
+
 // The blocked path with op(A) within L2 packs each block of A in the tiles of
 // its first micro-panel of B (packs_a_in_first_micro_panel in
 // blocked_schedule.cpp): C bit for bit what packing first gives, and right, with

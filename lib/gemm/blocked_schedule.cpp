@@ -113,6 +113,35 @@ bool packs_b_in_first_tile(const GemmArgs& g, const GemmPlan& plan, const Schedu
            g.input == Dtype::f32 && plan.kernel->ukr_packing_b != nullptr;
 }
 
+// Whether, with B packed per micro-panel and op(B) within L2, every tile of
+// each micro-panel reads B in place through the small kernel (as the tiles
+// of all_tiles_read_b_source do with B from memory), so that B is not packed
+// at all, up to 16 tiles (512 rows at MR 32): in the KC steps that do not
+// read C (beta = 0 on the first), as the small kernel does not prefetch its
+// tile of C the way the packed kernel does near its end; and not where B's
+// columns share L1 sets (b_columns_share_l1_sets: a micro-panel's 12 columns
+// would fill all 12 ways of each set they use). The micro-panel whose tiles
+// pack the block of A (packs_a_in_first_micro_panel) still packs its B first.
+// The small kernel runs the packed kernel's FMAs in the same order: C is bit
+// for bit the same. Measured on the Intel VM (`RIDGE_NUM_THREADS=1 ridge-ab
+// OLD NEW M N K 11`, experiment builds switching it), every step in place
+// against the first tile packing B (packs_b_in_first_tile): 256^3 1.025,
+// 320^3 1.013, 384^3 1.021, 448^3 1.016, 512^3 1.012, 128 x 1024 x 512 1.069
+// (op(B) 2 MiB, L2's size). Past 16 tiles it lost: 576^3 0.978, 600 x 1200 x
+// 1200 1.002, 640^3 0.979, 768^3 0.990, 1024^3 0.980; with op(B) beyond L2
+// (from L3 here) 256 x 1000 x 1000 0.996, 480 x 1000 x 1000 0.987; and with
+// several KC steps 512 x 256 x 1000 0.984, x 2048 0.971 (ldb 8 KiB). Only
+// the steps not reading C in place, against every step: 512 x 256 x 2048
+// 1.013, 512 x 256 x 1000 1.006, 300 x 300 x 1000 1.001, 512^3 1.000, 384^3
+// 1.003.
+constexpr int64_t kMaxTilesReadingBFromL2 = 16;
+bool all_tiles_read_b_from_l2(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
+    const GemmKernel& ker = *plan.kernel;
+    return s.b_per_micro_panel && plan.b_within_l2 && ceil_div(s.mc, ker.MR) <= kMaxTilesReadingBFromL2 &&
+           g.input == Dtype::f32 && ker.small_f32 != nullptr && ker.small_kernel_max_volume == 0 &&
+           ker.packed_bytes == 4 && !plan.stream_c && !s.a_in_place && !b_columns_share_l1_sets(g, ker);
+}
+
 // Whether the k steps run outside the jc loop (pc, then jc, then the ir/jr
 // loops: run_k_steps_outside_jc) with B panels sized for L2 rather than L3
 // (GemmPlan::b_panel_columns_in_l2). For one block of A (one thread, m <= MC)
@@ -332,6 +361,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.a_in_place = reads_a_in_place(g, plan, s);
     s.ir_outside_jr = runs_ir_outside_jr(plan, s);
     s.a_packed_by_first_micro_panel = packs_a_in_first_micro_panel(g, plan, s);
+    s.tiles_read_b_from_l2 = all_tiles_read_b_from_l2(g, plan, s);
     s.first_tile_packs_b = packs_b_in_first_tile(g, plan, s);
     return s;
 }

@@ -21,6 +21,7 @@ struct Schedule {
     bool b_per_micro_panel = false;  // see packs_b_per_micro_panel
     bool first_tile_reads_b = false;  // see first_tile_reads_b_source
     bool all_tiles_read_b = false;    // see all_tiles_read_b_source
+    bool tiles_read_b_from_l2 = false;  // see all_tiles_read_b_from_l2
     bool first_tile_packs_b = false;  // see packs_b_in_first_tile
     bool k_steps_outside_jc = false;  // see runs_k_steps_outside_jc
     bool a_in_place = false;          // see reads_a_in_place

@@ -61,6 +61,10 @@ struct GemmPlan {
     // lets the first micro-panel's tiles pack each block of A
     // (packs_a_in_first_micro_panel in blocked_schedule.cpp).
     bool a_within_l2 = false;
+    // op(B) fits the core's L2 (set by the dispatcher): where the blocked path,
+    // with B packed per micro-panel, has every tile read B in place
+    // (all_tiles_read_b_from_l2 in blocked_schedule.cpp).
+    bool b_within_l2 = false;
     // Blocked path: columns of a KC-deep packed B panel that fit the share of L2
     // it gets where the driver runs the k steps outside the jc loop (set by the
     // dispatcher; 0: never, see runs_k_steps_outside_jc in blocked_schedule.cpp).
@@ -109,6 +113,9 @@ ridge_status gemm_small_f32(const GemmArgs& args, const GemmKernel& kernel, int 
                             int64_t k_step, bool k_steps_outside = false);
 // Whether the small path copies B's column tiles first (where B's columns share L1 sets and m is large).
 bool small_path_copies_b(const GemmArgs& args, const GemmKernel& kernel);
+// Whether op(B)'s columns (ldb a multiple of the L1's 4 KiB set period) fall
+// on the same L1 sets, for a kernel whose NR columns outnumber 8 ways (gemm_small.cpp).
+bool b_columns_share_l1_sets(const GemmArgs& args, const GemmKernel& kernel);
 // Columns per column tile of C on the small path (the kernel's NR, or fewer where B's columns share L1 sets).
 int64_t small_column_tile_width(const GemmArgs& args, const GemmKernel& kernel);
 // The blocks of rows that takes: B's columns are read once per block.

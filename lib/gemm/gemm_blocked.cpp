@@ -108,6 +108,7 @@ struct MacroStep {
     bool b_per_micro_panel = false;
     bool first_tile_reads_b = false;  // Schedule::first_tile_reads_b
     bool all_tiles_read_b = false;    // Schedule::all_tiles_read_b
+    bool tiles_read_b_from_l2 = false;  // Schedule::tiles_read_b_from_l2
     bool first_tile_packs_b = false;  // Schedule::first_tile_packs_b
     MatrixView b_source{};
     float* c = nullptr;
@@ -254,9 +255,12 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
     const bool packs_a = st.a_packed_by_first_micro_panel != nullptr && jp == 0;
     if (st.b_per_micro_panel) {
         // Tiles written with ordinary stores (not where C is streamed out): the
-        // first, or every one (a partial last row too), with B read in place.
-        if (st.first_tile_reads_b && nr == NR && st.mc >= MR && !st.stream_c) {
-            first_row = st.all_tiles_read_b ? st.mc : MR;
+        // first, or every one (a partial last row too), with B read in place;
+        // not where the tiles pack A, which read B packed. B within L2 is read
+        // in place only in a step that does not read C (all_tiles_read_b_from_l2).
+        const bool all_read_b = st.all_tiles_read_b || (st.tiles_read_b_from_l2 && st.beta == 0.0f);
+        if ((st.first_tile_reads_b || all_read_b) && nr == NR && st.mc >= MR && !st.stream_c && !packs_a) {
+            first_row = all_read_b ? st.mc : MR;
             run_tiles_from_b_source(st, jp, first_row);
         }
         if (first_row == st.mc) return;  // B not packed at all
@@ -484,6 +488,7 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
     step.packed_a = packed_a, step.packed_b = packed_b;
     step.b_per_micro_panel = s.b_per_micro_panel, step.b_source = b_panel;
     step.first_tile_reads_b = s.first_tile_reads_b;
+    step.tiles_read_b_from_l2 = s.tiles_read_b_from_l2;
     step.first_tile_packs_b = s.first_tile_packs_b;
     step.all_tiles_read_b = s.all_tiles_read_b;
     step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;

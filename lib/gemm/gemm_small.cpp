@@ -80,11 +80,8 @@ constexpr int64_t kL1SetPeriodBytes = 4096;  // the L1's set period (tile_height
 // 384 x 2048 x 2048 0.995, 384 x 384 x 1024 0.983.
 constexpr int64_t kNarrowTileColumns = 8;
 constexpr int64_t kMaxRowsForNarrowTiles = 320;  // 10 tiles of 32
-// (A kernel whose NR columns fit the ways, as AVX2's 6, reads B in place as it is.)
-bool b_columns_share_l1_sets(const GemmArgs& g, const GemmKernel& ker) {
-    return ker.NR > kNarrowTileColumns && !g.trans_b && g.k > 0 &&
-           (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
-}
+// (b_columns_share_l1_sets, below: a kernel whose NR columns fit the ways, as
+// AVX2's 6, reads B in place as it is.)
 bool narrow_b_tiles(const GemmArgs& g, const GemmKernel& ker) {
     return b_columns_share_l1_sets(g, ker) && g.m <= kMaxRowsForNarrowTiles;
 }
@@ -218,6 +215,11 @@ void pack_transposed_a(const GemmArgs& g, const GemmKernel& ker, float* buf) {
 }
 
 }  // namespace
+
+bool b_columns_share_l1_sets(const GemmArgs& g, const GemmKernel& ker) {
+    return ker.NR > kNarrowTileColumns && !g.trans_b && g.k > 0 &&
+           (g.ldb * int64_t(sizeof(float))) % kL1SetPeriodBytes == 0;
+}
 
 float* reserve_small_packed_a(size_t floats) {
     if (floats == 0) return nullptr;
