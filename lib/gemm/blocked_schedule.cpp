@@ -121,7 +121,8 @@ bool packs_b_in_first_tile(const GemmArgs& g, const GemmPlan& plan, const Schedu
 // tile of C the way the packed kernel does near its end; and not where B's
 // columns share L1 sets (b_columns_share_l1_sets: a micro-panel's 12 columns
 // would fill all 12 ways of each set they use). The micro-panel whose tiles
-// pack the block of A (packs_a_in_first_micro_panel) still packs its B first.
+// pack the block of A (packs_a_in_first_micro_panel) still packs its B first,
+// and in the steps that read C the first tile packs B (packs_b_in_first_tile).
 // The small kernel runs the packed kernel's FMAs in the same order: C is bit
 // for bit the same. Measured on the Intel VM (`RIDGE_NUM_THREADS=1 ridge-ab
 // OLD NEW M N K 11`, experiment builds switching it), every step in place
