@@ -106,8 +106,8 @@ using GemmPackingAUkr = void (*)(int64_t kc, float alpha, const float* a, int64_
 // The packed kernel with op(B) read where the caller keeps it and packed on
 // the way: B(p, j) = b[p + j*ldb] (fp32 B not transposed: NR columns, each
 // contiguous along k), stored to b_panel (64-byte aligned) exactly as the
-// kernel's packer lays out a full micro-panel, 16 k steps before they run,
-// while the tile is computed as GemmUkr computes it from the packed panels
+// kernel's packer lays out a full micro-panel, 16 k steps at a time just
+// before they run, while the tile is computed as GemmUkr computes it from the packed panels
 // (C bit for bit the same). For the first tile of each micro-panel of B where
 // the blocked path packs B one micro-panel at a time (blocked_schedule.cpp,
 // packs_b_in_first_tile). Full tiles only.

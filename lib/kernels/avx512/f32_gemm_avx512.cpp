@@ -197,7 +197,8 @@ inline void k_step_32x12_packing_a(const float*& a, int64_t lda, float*& a_panel
 }
 
 // 16 k steps of a micro-panel of B (12 columns ldb apart, each contiguous
-// along k) packed at b_panel as pack_panel_f32__avx512 lays it out.
+// along k) packed at b_panel as pack_panel_f32__avx512 lays it out: one
+// vector, a 64-byte line at most, of each column.
 inline void pack_16_steps_of_b(const float* b, int64_t ldb, float* b_panel) {
     for (int g = 0; g < 3; ++g) {
         const float* col = b + 4 * g * ldb;

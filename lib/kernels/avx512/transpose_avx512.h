@@ -54,8 +54,8 @@ inline void store_4_steps_of_12_rows(const __m512 step[4], void* dst) {
 // 16 k steps of 4 rows of a 12-row packed panel (rows r[0..3], each 16
 // consecutive k steps), written at dst = the panel's step 0, row 4g: each
 // step's 4 values go out as one 16-byte store, 12 floats apart. 8 in-lane
-// shuffles and 16 stores (12 of them lane extracts, which need no shuffle
-// port) instead of a full 16 x 16 transpose.
+// shuffles and 16 stores (12 of them straight from a register's upper 128-bit
+// lanes) instead of a full 16 x 16 transpose.
 inline void store_16_steps_of_4_rows(const __m512 r[4], float* dst) {
     const __m512d lo01 = _mm512_castps_pd(_mm512_unpacklo_ps(r[0], r[1]));
     const __m512d hi01 = _mm512_castps_pd(_mm512_unpackhi_ps(r[0], r[1]));
