@@ -415,6 +415,61 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     }
 }
 
+// A team of two splits the rows of C, not its columns, where every row slice
+// reads op(B) in place (row_slices_read_b_in_place in gemm_blocked.cpp: op(B)
+// within L2, one KC step, beta = 0, at least five MR panels a slice), even
+// with C wider than tall: each thread then packs only its own panels of A (in
+// its first micro-panel's tiles, through the A-packing twin), where column
+// slices would each pack all of A. A spy on the twin counts the panels packed;
+// C comes out bit for bit as on one thread (three threads, too few panels for
+// the rule, split the columns). With beta != 0 the first step reads C, B is
+// not read in place, and the columns are split as before.
+std::atomic<int> g_a_panels_packed{0};
+void counting_packing_a(int64_t kc, float alpha, const float* a, int64_t lda, void* a_panel, const void* b_panel,
+                        float beta, float* c, int64_t ldc) {
+    ++g_a_panels_packed;
+    g_real_kernel->ukr_packing_a(kc, alpha, a, lda, a_panel, b_panel, beta, c, ldc);
+}
+
+TEST(Threads, RowSlicesReadingBInPlacePackEachPanelOfAOnceWithOneThreadsBits) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 9;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    const ridge::GemmKernel& real = *g_real_kernel;
+    if (real.ukr_packing_a == nullptr || real.small_f32 == nullptr || real.small_kernel_max_volume > 0)
+        GTEST_SKIP() << real.name << " reads no B in place through its small kernel or packs no A as it goes";
+    ridge::GemmKernel spy = real;
+    spy.ukr_packing_a = &counting_packing_a;
+    const int64_t MR = spy.MR, NR = spy.NR;
+    const int64_t full_panels = 10;
+    for (float beta : {0.0f, 0.5f}) {
+        Call c;
+        c.m = full_panels * MR + 5, c.n = 28 * NR + 5, c.k = 40, c.beta = beta, c.ldc_pad = 1;  // C wider than tall
+        SCOPED_TRACE(c.describe());
+        Operands ops(c, rng);
+        ridge::GemmPlan plan{&spy, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
+        ridge::set_blocked_path_limits(&plan);
+        plan.a_within_l2 = true;
+        plan.b_within_l2 = true;
+        ASSERT_GE(plan.blocking.KC, c.k) << "the test wants one KC step";
+        ASSERT_LE(c.m, plan.blocking.MC) << "the test wants one block of A";
+        expect_same_bits_for_one_two_three_threads(c, ops, plan);
+        if (HasFatalFailure()) return;
+        for (int threads : {1, 2}) {
+            Guarded cc = ops.c;
+            plan.threads = threads;
+            g_a_panels_packed = 0;
+            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+            const int expected = threads == 2 && beta != 0.0f ? 2 * full_panels : full_panels;
+            EXPECT_EQ(expected, g_a_panels_packed.load())
+                << "full panels of A packed by the twin, " << threads << " thread(s)"
+                << (threads == 2 && beta == 0.0f ? ": row slices pack each once" : "");
+        }
+    }
+}
+
 // Threads with work of their own share out micro-panels: when one thread is
 // slow (here its kernel calls sleep), the other, done with its own work, runs
 // tiles of the slow one's. C must come out bit for bit as on one thread,

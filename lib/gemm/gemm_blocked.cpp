@@ -725,7 +725,9 @@ ridge_status run_alone(const GemmArgs& g, const GemmPlan& plan, Workspace& ws) {
 // call by call (medians of 25-60 paired ratios), columns / shared: 1024^3
 // 1.04, 2048^3 1.02, 768^3 1.06, 1024 x 2048 x 1024 1.05, 512 x 4096 x 1024
 // 1.13, 1024^2 x 512 1.04; taller C loses the repacked A: 2048 x 1024 x 1024
-// 1.01, 2048 x 1536 x 1024 1.01, 4096 x 512 x 1024 0.94.
+// 1.01, 2048 x 1536 x 1024 1.01, 4096 x 512 x 1024 0.94. (Where row slices
+// would read op(B) in place, run_blocked splits the rows first:
+// row_slices_read_b_in_place.)
 bool splits_columns(const GemmArgs& g, const GemmKernel& ker, int threads) {
     return threads > 1 && g.n >= g.m && g.n >= int64_t{threads} * ker.NR;
 }
@@ -778,6 +780,30 @@ GemmArgs thread_slice(const GemmArgs& g, const GemmKernel& ker, int threads, int
     }
     const Range panels = share(ceil_div(g.n, ker.NR), threads, t);
     return column_slice(g, std::min(g.n, panels.first * ker.NR), std::min(g.n, panels.last * ker.NR));
+}
+
+// Whether a team splits the rows of C even where C is as wide as tall, as
+// every row slice then reads op(B) in place and packs none of it: op(B)
+// within L2, one KC step that does not read C (beta = 0) and a slice of at
+// most 16 MR panels, so that every tile of the slice's one step reads B in
+// place (all_tiles_read_b_from_l2). Each thread then packs only its own rows
+// of A, where a column slice packs all of A (the first micro-panel's tiles
+// read all of op(A) from L3, both threads at once) besides reading its
+// columns of B in place. At least kMinPanelsPerRowSlice panels a slice: with
+// 4 (256^3 on 2 threads) the row slices ran 0.96-1.01 against columns.
+// Measured, 2 threads (`RIDGE_NUM_THREADS=2 build/bench/ridge-ab OLD NEW M N
+// K 15`, three processes each, an experiment build switching the split):
+// 320^3 1.092-1.101, 384^3 1.008-1.047, 448^3 1.013-1.050, 512^3 1.026-1.125,
+// 512 x 768 x 512 1.020-1.086, 512 x 1024 x 256 1.000-1.022; where a slice
+// packs B in a second KC step instead, 576^3 0.979-0.980 and 640^3
+// 0.986-0.991 (hence one step). Row slices start on MR boundaries: C is bit
+// for bit what one thread computes.
+constexpr int64_t kMinPanelsPerRowSlice = 5;
+bool row_slices_read_b_in_place(const GemmArgs& g, const GemmPlan& plan, int threads) {
+    const GemmKernel& ker = *plan.kernel;
+    if (threads < 2 || g.beta != 0.0f || ceil_div(g.m, ker.MR) < int64_t{threads} * kMinPanelsPerRowSlice) return false;
+    const Schedule first_slice = make_schedule(thread_slice(g, ker, threads, 0, true), plan, 1);  // the widest
+    return first_slice.tiles_read_b_from_l2 && first_slice.kc_max == g.k;
 }
 
 // The team splitting the columns of C (splits_columns) or its rows
@@ -835,6 +861,7 @@ ridge_status run_blocked(const GemmArgs& g, const GemmPlan& plan) {
     const GemmKernel& ker = *plan.kernel;
     Workspace* ws = this_thread_workspace();
     if (ws == nullptr) return RIDGE_OUT_OF_MEMORY;
+    if (row_slices_read_b_in_place(g, plan, plan.threads)) return run_slices(g, plan, *ws, true);
     if (splits_columns(g, ker, plan.threads)) return run_slices(g, plan, *ws, false);
     if (splits_rows(g, ker, plan.threads, plan.stream_c)) return run_slices(g, plan, *ws, true);
     const Schedule s = make_schedule(g, plan, std::max(1, plan.threads));
