@@ -782,11 +782,12 @@ void expect_same_bits_on_2_and_3_threads(ridge::GemmPlan plan, int64_t m, int64_
     }
 }
 
-// The chunk of k steps the skinny sweep runs for an fp32 problem of m x n C
-// with `ker`, A's columns lda apart.
-int64_t sweep_chunk_for(const ridge::GemmKernel& ker, int64_t m, int64_t n, int64_t lda, bool a_from_memory) {
+// The chunk of k steps the skinny sweep runs for a problem of m x n C with
+// `ker`, A (fp32 unless said) with its columns lda apart.
+int64_t sweep_chunk_for(const ridge::GemmKernel& ker, int64_t m, int64_t n, int64_t lda, bool a_from_memory,
+                        ridge::Dtype input = ridge::Dtype::f32) {
     ridge::GemmArgs g;
-    g.m = m, g.n = n, g.lda = lda;
+    g.m = m, g.n = n, g.lda = lda, g.input = input;
     return ridge::skinny_sweep_chunk(g, ker, a_from_memory, false);
 }
 
@@ -1044,9 +1045,11 @@ TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
 }
 
 // The skinny sweep's chunks of k where A's columns lie a multiple of 4 KiB
-// apart: 64 columns, on the tall tiles for an fp32 A from memory and for an A
-// from a cache (longer chunks share a few sets of L1, and of L2 on 2 MiB pages:
-// gemm_skinny.cpp); longer ones off that stride, where they measured faster.
+// apart, or for fp32 of 1 KiB: 64 columns, on the tall tiles for an fp32 A
+// from memory and for an A from a cache (longer chunks share a few sets of L1,
+// and of L2 on 2 MiB pages: gemm_skinny.cpp, columns_on_few_l1_sets); longer
+// ones off those strides, and for a 16-bit A 1 KiB apart, where they measured
+// faster.
 // Then C through two such chunks and a partial one (k = 135 at lda 1024), A
 // from a cache and from memory, beta 0.5: within the error bound of the exact
 // product, A and B untouched (run_driver).
@@ -1059,15 +1062,20 @@ TEST(Kernels, SkinnySweepTakesShortChunksWhereAsColumnsAre4KiBApart) {
         ++kernels;
         for (int64_t n : {int64_t{8}, int64_t{16}, int64_t{24}, int64_t{32}, int64_t{48}, int64_t{64}}) {
             SCOPED_TRACE(std::string(ker->name) + " n=" + std::to_string(n));
-            for (int64_t lda : {int64_t{1024}, int64_t{3072}, int64_t{4096}})
-                EXPECT_EQ(64, sweep_chunk_for(*ker, 4096, n, lda, false)) << "A from a cache, lda " << lda;
-            for (int64_t lda : {int64_t{1028}, int64_t{4000}})
-                EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, false), 64) << "A from a cache, lda " << lda;
+            // fp32 columns 1, 2, 3, 4, 10, 12 and 16 KiB apart; then 2.5 KiB, 4112 and 16000 bytes.
+            for (int64_t lda : {int64_t{256}, int64_t{512}, int64_t{768}, int64_t{1024}, int64_t{2560}, int64_t{3072},
+                                int64_t{4096}})
+                EXPECT_EQ(64, sweep_chunk_for(*ker, lda, n, lda, false)) << "A from a cache, lda " << lda;
+            for (int64_t lda : {int64_t{640}, int64_t{1028}, int64_t{4000}})
+                EXPECT_GT(sweep_chunk_for(*ker, lda, n, lda, false), 64) << "A from a cache, lda " << lda;
+            // A 16-bit A 1 KiB apart keeps the long chunk; 4 KiB apart it does not.
+            EXPECT_GT(sweep_chunk_for(*ker, 512, n, 512, false, ridge::Dtype::f16), 64) << "fp16 A, lda 512";
+            EXPECT_EQ(64, sweep_chunk_for(*ker, 2048, n, 2048, false, ridge::Dtype::f16)) << "fp16 A, lda 2048";
             if (ker->skinny_tall == nullptr || n < 24) continue;  // the tall tiles from memory
-            for (int64_t lda : {int64_t{1024}, int64_t{3072}, int64_t{4096}})
-                EXPECT_EQ(64, sweep_chunk_for(*ker, 4096, n, lda, true)) << "A from memory, lda " << lda;
-            for (int64_t lda : {int64_t{1028}, int64_t{4000}})
-                EXPECT_GT(sweep_chunk_for(*ker, 4000, n, lda, true), 64) << "A from memory, lda " << lda;
+            for (int64_t lda : {int64_t{512}, int64_t{1024}, int64_t{2560}, int64_t{3072}, int64_t{4096}})
+                EXPECT_EQ(64, sweep_chunk_for(*ker, lda, n, lda, true)) << "A from memory, lda " << lda;
+            for (int64_t lda : {int64_t{640}, int64_t{1028}, int64_t{4000}})
+                EXPECT_GT(sweep_chunk_for(*ker, lda, n, lda, true), 64) << "A from memory, lda " << lda;
         }
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_path = true;

@@ -103,8 +103,8 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 600 x 96 x 4096 1.00, 2048 x 96 x 2048 1.01, 1024 x 32 x 4096 1.01, 32 x
 // 1024 x 1024 NT (on C^T) 1.03, fp16 1024 x 64 x 1024 1.04, bf16 0.99-1.01;
 // 256 columns gained less (2048 x 32 x 512 1.03, 1024 x 64 x 1024 1.01).
-// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart):
-// a tile's 512 columns then fall into the same few sets of L1 (64 sets of 64
+// Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart;
+// for fp32 any multiple of 1 KiB: columns_on_few_l1_sets): a tile's 512 columns then fall into the same few sets of L1 (64 sets of 64
 // bytes: a 4 KiB period), and the sweep ran at half speed; 64 columns a chunk
 // there. On the Intel VM, 1 thread, against 512 (an experiment build reading
 // the chunk from the environment, `ridge-ab OLD NEW M N K 7-9 [NN TYPE]`, 4
@@ -128,7 +128,8 @@ constexpr int64_t kCachedChunkColumns = 512;
 // x 64 x 4000, before those took the tall tile) 256 lost, 0.97, and 128
 // measured 0.99: they keep 64 (or 32 up to 32 columns).
 // Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart,
-// the decode shape 4096 x n x 4096 among them): there a tile's 256 columns
+// the decode shape 4096 x n x 4096 among them; for fp32 any multiple of 1 KiB:
+// columns_on_few_l1_sets): there a tile's 256 columns
 // share a few sets of L1 and, once A is physically contiguous (on 2 MiB pages:
 // THP set to always, a common default), of L2 as well, and the sweep ran at
 // half speed; 64 columns a chunk, as before, there. On the Intel VM, against
@@ -153,6 +154,28 @@ constexpr int64_t kPowerOfTwoStrideChunk = 8;       // chunks of this many (see 
 // Whether A's columns lie a multiple of kPowerOfTwoStrideBytes apart.
 bool columns_4_kib_apart(int64_t lda, Dtype input) {
     return (lda * int64_t(dtype_bytes(input))) % kPowerOfTwoStrideBytes == 0;
+}
+
+// Whether the long chunks (kCachedChunkColumns, kTallChunkColumnsFromMemory)
+// would put a tile's columns of A on a few L1 sets: 4 KiB apart for any type;
+// for fp32 also any multiple of 1 KiB, where the columns fall on at most 4 of
+// the L1's 64-byte set offsets (4 KiB period) and a 48-row tile spans 3-4
+// lines of each. Those take kMaxChunkColumns as at 4 KiB. Measured on the
+// Intel VM against the long chunks (`RIDGE_NUM_THREADS=T build/bench/ridge-ab
+// OLD NEW M N K 7-9 [NN TYPE]`, an experiment build reading the chunk from
+// the environment, 1 thread unless said; three runs), A in a cache: 512 x 16 /
+// 32 / 64 x 1000 1.19-1.24 / 1.10-1.23 / 1.03-1.18 (2 KiB apart; oneDNN ran
+// 1.23x ridge at 512 x 64 x 1000), 512 x 48 x 2000 1.16, 512 x 64 x 2000 1.14, 768 x 64 x 1000 (3 KiB)
+// 1.06, 1536 x 64 x 1000 (6 KiB) 1.04, 2560 x 32 x 1000 1.12, 2 threads 512 /
+// 1536 x 64 x 1000 1.17 / 1.07; A from memory (tall tiles, 256 before) 2560 x
+// 32 x 8192 1.36, 1536 x 64 x 8192 1.08. Not for 16-bit A (a 48-row tile is
+// 1.5 lines a column there): fp16 512 / 1024 x 64 x 1000 0.94 / 0.97. Off
+// such strides the long chunks stay: 640 x 64 x 1000 (2.5 KiB) 1.03, 1000 x
+// 64 x 1000 0.97.
+constexpr int64_t kFewL1SetsStrideBytesF32 = 1024;
+bool columns_on_few_l1_sets(int64_t lda, Dtype input) {
+    if (columns_4_kib_apart(lda, input)) return true;
+    return dtype_bytes(input) == 4 && (lda * int64_t(dtype_bytes(input))) % kFewL1SetsStrideBytesF32 == 0;
 }
 
 // How many MR-row tiles ahead the kernel prefetches A: far enough to cover the
@@ -496,10 +519,10 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (f32_from_memory && columns_4_kib_apart(lda, input) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
-    if (!a_from_memory) return columns_4_kib_apart(lda, input) ? kMaxChunkColumns : kCachedChunkColumns;
+    if (!a_from_memory) return columns_on_few_l1_sets(lda, input) ? kMaxChunkColumns : kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
     if (f32_from_memory && tall_tiles)
-        return columns_4_kib_apart(lda, input) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
+        return columns_on_few_l1_sets(lda, input) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
     if (f32_from_memory && n <= 32) return 32;
     return kMaxChunkColumns;
 }
