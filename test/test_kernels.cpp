@@ -1292,6 +1292,50 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
     }
 }
 
+// The tallest tile the small path gave its kernel (the spy below), one thread.
+struct TileHeightSpy {
+    const ridge::GemmKernel* real = nullptr;
+    int64_t tallest = 0;
+};
+TileHeightSpy g_tile_height_spy;
+void tile_height_spy(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
+                     const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    g_tile_height_spy.tallest = std::max(g_tile_height_spy.tallest, mr);
+    g_tile_height_spy.real->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+}
+
+// The small path's tall tiles where A's columns lie a multiple of 1 KiB (not
+// 4 KiB) apart, for a kernel whose MR fp32 rows span two lines or more
+// (gemm_small.cpp: a_columns_on_few_l1_sets): 2 MR rows at 1 and 3 KiB (4
+// columns of C), MR at 1.25 KiB and for a kernel of one-line tiles; C equal
+// to the reference either way. (m is a whole number of MR tiles, so no
+// remainder joins a tile.)
+TEST(Kernels, SmallPathTallTilesWhereColumnsAre1KiBApart) {
+    const uint32_t seed = test_seed() + 36;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    for (const ridge::GemmKernel& real : ridge::gemm_kernels()) {
+        if (!runs_small_kernel(real)) continue;
+        ridge::GemmKernel spy = real;
+        spy.small_f32 = &tile_height_spy;
+        g_tile_height_spy.real = &real;
+        const ridge::GemmPlan plan = small_path_plan(spy);
+        const int64_t MR = real.MR;
+        const bool two_line_tiles = MR * int64_t(sizeof(float)) >= 128;
+        for (int64_t lda : {int64_t{256}, int64_t{768}, int64_t{320}}) {
+            Call call;
+            call.m = 8 * MR, call.n = 4, call.k = 21, call.lda_pad = lda - call.m;
+            if (call.lda_pad < 0) continue;  // (a kernel of more than 32 rows)
+            call.beta = 0.5f;
+            SCOPED_TRACE(std::string(real.name) + " " + call.describe());
+            g_tile_height_spy.tallest = 0;
+            ASSERT_TRUE(run_driver(call, plan, rng));
+            const bool tall = two_line_tiles && (lda * int64_t(sizeof(float))) % 1024 == 0;
+            EXPECT_EQ(tall ? 2 * MR : MR, g_tile_height_spy.tallest) << "rows of the tallest tile";
+        }
+    }
+}
+
 // The small path where B is untransposed and ldb a multiple of 1024 floats
 // (gemm_small.cpp: narrow_b_tiles, copies_b_panels), with a kernel wider than
 // 8 columns: up to 320 rows it reads B in place in 8-column tiles (no
