@@ -359,6 +359,35 @@ TEST(Report, KALittleBeyondKcRunsInOneStep) {
     }
 }
 
+// Few columns of C (at most 128: about 10 micro-panels of B) keep two KC
+// steps where the one step's block of A would take 3/8 of L2 or more (its
+// source then falls out of L2 beside it: few_micro_panels_share_a_large_block
+// in paths.cpp); 300 columns take the one step. 512 rows (a block of MC rows
+// at most), k 1.5 KC, A's columns 648 floats apart (past the small path's).
+TEST(Report, FewColumnsKeepTwoKcStepsForALargeBlockOfA) {
+    const ridge::GemmChoice& choice = ridge::runtime_config().gemm(ridge::Dtype::f32);
+    const ridge::BlockingParams model = choice.blocking;
+    const ridge::GemmKernel& ker = *choice.kernel;
+    const int64_t l1_bytes = int64_t(ridge::machine_topology().l1.size_bytes);
+    const double l2_bytes = double(ridge::machine_topology().l2.size_bytes);
+    const int64_t m = 512, k = model.KC + model.KC / 2;
+    const bool fits_l1 = 4 * ridge::panel_depth(k) * model.NR * ker.packed_bytes <= 3 * l1_bytes;
+    const int64_t rows = std::min(m, model.MC);
+    if (!fits_l1 || rows * k > model.MC * model.KC) GTEST_SKIP() << "k = 1.5 KC is not one step for this kernel here";
+    const bool large_block = double(ker.packed_bytes) * double(rows) * double(k) >= 3.0 / 8.0 * l2_bytes;
+    for (const int64_t n : {int64_t{100}, int64_t{300}}) {
+        SCOPED_TRACE("n = " + std::to_string(n) + (large_block ? ", a large block of A" : ""));
+        ridge::set_thread_count_override(1);
+        const ReportedCall call = reported_call(m, n, k, 648);
+        ridge::set_thread_count_override(0);
+        ASSERT_STREQ("blocked", call.report.path);
+        const bool two_steps = n <= 128 && large_block;
+        const int64_t kc = ceil_div(k, ker.k_group) * ker.k_group;
+        EXPECT_EQ(two_steps ? model.KC : kc, call.report.KC);
+        EXPECT_TRUE(call.c_right);
+    }
+}
+
 // The same rule for fp16 and bf16 inputs where their kernel packs them to
 // fp32 (packed_bytes 4: KC grows); a kernel with 16-bit panels keeps the
 // model's KC. A and B hold 0.5 and 0.25 (exact in both formats).

@@ -464,9 +464,29 @@ namespace {
 // 1024 x 512 1.052, 1024 x 1024 x 400 1.048, 2048 x 2048 x 512 1.083 (512^3,
 // its block within, 0.989); `RIDGE_ISA=avx2` 1024^3 1.116, 2048 x 1024 x
 // 1024 1.163, 1024 x 2048 x 1024 1.113, 768^3 1.060 (600^3, within, 0.991).
-BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t m, int64_t k) {
+// Nor where few micro-panels of B (n up to kFewColumnsForTwoSteps, about
+// 10 NR panels) share the packing of a large block of A (that deep, at least
+// 3/8 of L2): the first micro-panel's tiles pack it from A's source, which
+// with the block in one step no longer stays in L2 beside it from call to
+// call, and two steps halve the block. Measured on the Intel VM against one
+// step (`RIDGE_NUM_THREADS=1 build/bench/ridge-ab OLD NEW M N K 11`, an
+// experiment build with two steps throughout): 512 x 100 x 512 1.045, 512 x
+// 128 x 512 1.036, 480 x 100 x 480 1.035, 448 x 100 x 448 1.022, 384 x 128 x
+// 512 1.014, 600 x 100 x 400 1.012; a smaller block kept one step (256 x 128
+// x 512 0.989), and so did more columns (448^3 0.985, 512 x 768 x 512 0.982;
+// 512 x 200 / 256 / 384 x 512 1.012 / 1.004 / 1.001).
+constexpr int64_t kFewColumnsForTwoSteps = 128;
+constexpr double kLargeBlockOfAInL2s = 3.0 / 8.0;
+bool few_micro_panels_share_a_large_block(const GemmKernel& kernel, int64_t m, int64_t n, int64_t k) {
+    const double block_bytes = double(kernel.packed_bytes) * double(m) * double(k);
+    return n <= kFewColumnsForTwoSteps &&
+           block_bytes >= kLargeBlockOfAInL2s * double(machine_topology().l2.size_bytes);
+}
+BlockingParams blocking_for_k_in_one_step(BlockingParams bp, const GemmKernel& kernel, int64_t m, int64_t n,
+                                          int64_t k) {
     if (k <= bp.KC || k > 2 * bp.KC || k > deepest_kc_in_l1(kernel)) return bp;
     if (double(std::min(m, bp.MC)) * double(k) > double(bp.MC) * double(bp.KC)) return bp;
+    if (few_micro_panels_share_a_large_block(kernel, std::min(m, bp.MC), n, k)) return bp;
     bp.KC = (k + kernel.k_group - 1) / kernel.k_group * kernel.k_group;
     return bp;
 }
@@ -560,7 +580,7 @@ BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice&
     const BlockingParams bp = blocking_for_k_in_one_step(
         blocking_for_thin_m(blocking_for_short_k(choice.blocking, *choice.kernel, g, c_streamed_out), *choice.kernel,
                             g, b_from_memory),
-        *choice.kernel, g.m, g.k);
+        *choice.kernel, g.m, g.n, g.k);
     return blocking_for_k_remainder(bp, *choice.kernel, g, cfg);
 }
 
