@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "gemm/l1_sets.h"
 #include "gemm/pack.h"
 #include "tuning/topology.h"
 
@@ -123,10 +124,6 @@ constexpr int64_t kSkinnyMaxColumnsF16 = 64;
 // 768 x 48 x 2048 1.02, 1000 x 64 x 1000 1.07. Up to 24 columns the skinny
 // path wins at any height (packing A repays nothing there).
 constexpr int64_t kSkinnyNarrowColumns = 24;
-// The distance at which two addresses share an L1 set: 64 sets of 64-byte lines
-// (gemm_small.cpp: tile_height).
-constexpr int64_t kL1SetPeriodBytes = 4096;
-
 // The skinny path's shape: A untransposed, at most `widest` columns (and no
 // more than the kernel's own limit, GemmKernel::skinny_max_columns), enough rows.
 bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {

@@ -47,14 +47,13 @@
 
 #include "gemm/claim.h"
 #include "gemm/gemm.h"
+#include "gemm/l1_sets.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
 #include "util/int_math.h"
 
 namespace ridge {
 namespace {
-
-constexpr int64_t kL1SetPeriodBytes = 4096;  // the L1's set period (tile_height)
 
 // Where untransposed B's columns lie a multiple of 4 KiB apart (ldb = 1024,
 // 2048, ... floats: k = 1024 in a packed B), each k step's broadcasts read one
@@ -119,12 +118,11 @@ constexpr int64_t kTallTilesMaxColumns = 16;
 // threads 512 x 8 x 128 1.058, 768 x 8 x 256 1.105. AVX2's 16-row tiles (one
 // line a column) did not gain (`RIDGE_ISA=avx2`: 512 x 4 x 256 0.895, 512 /
 // 768 x 8 x 128 1.000 / 1.008): they keep 4 KiB.
-constexpr int64_t kFewSetsStrideBytes = 1024;
 constexpr int64_t kTwoLinesBytes = 128;
 bool a_columns_on_few_l1_sets(const GemmArgs& g, const GemmKernel& ker) {
     const int64_t stride = g.lda * int64_t(sizeof(float));
     if (stride % kL1SetPeriodBytes == 0) return true;
-    return ker.MR * int64_t(sizeof(float)) >= kTwoLinesBytes && stride % kFewSetsStrideBytes == 0;
+    return ker.MR * int64_t(sizeof(float)) >= kTwoLinesBytes && stride % kFewL1SetsStrideBytes == 0;
 }
 int64_t tile_height(const GemmArgs& g, const GemmKernel& ker) {
     if (narrow_b_tiles(g, ker)) return g.trans_a ? ker.MR : ker.MR + ker.MR / 2;
