@@ -105,9 +105,9 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 1024 x 1024 NT (on C^T) 1.03, fp16 1024 x 64 x 1024 1.04, bf16 0.99-1.01;
 // 256 columns gained less (2048 x 32 x 512 1.03, 1024 x 64 x 1024 1.01).
 // Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart;
-// for fp32 any multiple of 1 KiB: columns_on_few_l1_sets): a tile's 512 columns then fall into the same few sets of L1 (64 sets of 64
-// bytes: a 4 KiB period), and the sweep ran at half speed; 64 columns a chunk
-// there. On the Intel VM, 1 thread, against 512 (an experiment build reading
+// for fp32 any multiple of 1 KiB: columns_on_few_l1_sets): a tile's 512
+// columns then fall into the same few sets of L1 (64 sets of 64 bytes: a 4
+// KiB period), and the sweep ran at half speed; 64 columns a chunk there. On the Intel VM, 1 thread, against 512 (an experiment build reading
 // the chunk from the environment, `ridge-ab OLD NEW M N K 7-9 [NN TYPE]`, 4
 // KiB pages): 1024 x 32 / 64 x 1024 1.92 / 1.77, 2048 x 32 x 512 1.87 (87 ->
 // 162-169 GFLOP/s); fp16 2048 / 4096 x 32 x 512 1.58 / 1.57; 128 columns
@@ -166,9 +166,9 @@ bool columns_4_kib_apart(int64_t lda, Dtype input) {
 // OLD NEW M N K 7-9 [NN TYPE]`, an experiment build reading the chunk from
 // the environment, 1 thread unless said; three runs), A in a cache: 512 x 16 /
 // 32 / 64 x 1000 1.19-1.24 / 1.10-1.23 / 1.03-1.18 (2 KiB apart; oneDNN ran
-// 1.23x ridge at 512 x 64 x 1000), 512 x 48 x 2000 1.16, 512 x 64 x 2000 1.14, 768 x 64 x 1000 (3 KiB)
-// 1.06, 1536 x 64 x 1000 (6 KiB) 1.04, 2560 x 32 x 1000 1.12, 2 threads 512 /
-// 1536 x 64 x 1000 1.17 / 1.07; A from memory (tall tiles, 256 before) 2560 x
+// 1.23x ridge at 512 x 64 x 1000), 512 x 48 x 2000 1.16, 512 x 64 x 2000
+// 1.14, 768 x 64 x 1000 (3 KiB) 1.06, 1536 x 64 x 1000 (6 KiB) 1.04, 2560 x
+// 32 x 1000 1.12, 2 threads 512 / 1536 x 64 x 1000 1.17 / 1.07; A from memory (tall tiles, 256 before) 2560 x
 // 32 x 8192 1.36, 1536 x 64 x 8192 1.08. Not for 16-bit A (a 48-row tile is
 // 1.5 lines a column there): fp16 512 / 1024 x 64 x 1000 0.94 / 0.97. Off
 // such strides the long chunks stay: 640 x 64 x 1000 (2.5 KiB) 1.03, 1000 x
