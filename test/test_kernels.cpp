@@ -1292,16 +1292,19 @@ TEST(Kernels, SmallPathTallTilesAtPowerOfTwoLda) {
     }
 }
 
-// The tallest tile the small path gave its kernel (the spy below), one thread.
-struct TileHeightSpy {
+// Calls of the small kernel counted and the tallest tile it was given (one
+// thread), the real one run.
+struct SmallKernelSpy {
     const ridge::GemmKernel* real = nullptr;
+    int calls = 0;
     int64_t tallest = 0;
 };
-TileHeightSpy g_tile_height_spy;
-void tile_height_spy(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step,
-                     const float* b, int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
-    g_tile_height_spy.tallest = std::max(g_tile_height_spy.tallest, mr);
-    g_tile_height_spy.real->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
+SmallKernelSpy g_small_spy;
+void spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step, const float* b,
+               int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
+    ++g_small_spy.calls;
+    g_small_spy.tallest = std::max(g_small_spy.tallest, mr);
+    g_small_spy.real->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
 // The small path's tall tiles where A's columns lie a multiple of 1 KiB (not
@@ -1317,8 +1320,8 @@ TEST(Kernels, SmallPathTallTilesWhereColumnsAre1KiBApart) {
     for (const ridge::GemmKernel& real : ridge::gemm_kernels()) {
         if (!runs_small_kernel(real)) continue;
         ridge::GemmKernel spy = real;
-        spy.small_f32 = &tile_height_spy;
-        g_tile_height_spy.real = &real;
+        spy.small_f32 = &spy_small;
+        g_small_spy.real = &real;
         const ridge::GemmPlan plan = small_path_plan(spy);
         const int64_t MR = real.MR;
         const bool two_line_tiles = MR * int64_t(sizeof(float)) >= 128;
@@ -1328,10 +1331,10 @@ TEST(Kernels, SmallPathTallTilesWhereColumnsAre1KiBApart) {
             if (call.lda_pad < 0) continue;  // (a kernel of more than 32 rows)
             call.beta = 0.5f;
             SCOPED_TRACE(std::string(real.name) + " " + call.describe());
-            g_tile_height_spy.tallest = 0;
+            g_small_spy.tallest = 0;
             ASSERT_TRUE(run_driver(call, plan, rng));
             const bool tall = two_line_tiles && (lda * int64_t(sizeof(float))) % 1024 == 0;
-            EXPECT_EQ(tall ? 2 * MR : MR, g_tile_height_spy.tallest) << "rows of the tallest tile";
+            EXPECT_EQ(tall ? 2 * MR : MR, g_small_spy.tallest) << "rows of the tallest tile";
         }
     }
 }
@@ -1691,18 +1694,6 @@ TEST(Kernels, BlockedPathPacksBInTheFirstTileWithThePackedBits) {
                     << "packed by the first tile and packed first differ";
             }
     }
-}
-
-// Calls of the small kernel counted, the real one run.
-struct SmallKernelSpy {
-    const ridge::GemmKernel* real = nullptr;
-    int calls = 0;
-};
-SmallKernelSpy g_small_spy;
-void spy_small(int64_t mr, int64_t nr, int64_t k, float alpha, const float* a, int64_t a_step, const float* b,
-               int64_t b_step, int64_t b_col, float beta, float* c, int64_t ldc) {
-    ++g_small_spy.calls;
-    g_small_spy.real->small_f32(mr, nr, k, alpha, a, a_step, b, b_step, b_col, beta, c, ldc);
 }
 
 // With op(B) within L2 (GemmPlan::b_within_l2), the blocked path packing B
