@@ -427,6 +427,32 @@ TEST(Report, FewRowsGrowKcForSixteenBitInputsPackedToFp32) {
     }
 }
 
+// Between 24 and 64 columns of C (48 on a team) the skinny path takes 320
+// rows and more where A does not fit L2 (paths.cpp: skinny_wide_min_rows),
+// where past 24 columns it otherwise wants 512: below the floor, with A
+// within L2, or 64 columns on two threads, the call stays off it.
+TEST(Report, SkinnyPathFromFewerRowsWhereADoesNotFitL2) {
+    const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny kernel";
+    const double l2_bytes = double(ridge::machine_topology().l2.size_bytes);
+    auto k_for = [&](int64_t m, double l2s) { return int64_t(l2s * l2_bytes / (4.0 * double(m))); };
+    auto path = [&](int64_t m, int64_t n, int64_t k, int threads) {
+        ridge_set_num_threads(threads);
+        const ReportedCall call = reported_call(m, n, k, m);
+        ridge_set_num_threads(0);
+        EXPECT_TRUE(call.c_right) << m << " x " << n << " x " << k;
+        return std::string(call.report.path) + (call.report.threads > 1 ? " team" : "");
+    };
+    EXPECT_EQ("skinny", path(384, 32, k_for(384, 1.5), 1));
+    EXPECT_EQ("skinny", path(320, 64, k_for(320, 1.5), 1));
+    EXPECT_NE("skinny", path(384, 32, k_for(384, 0.75), 1));  // A within L2
+    EXPECT_NE("skinny", path(256, 32, k_for(256, 1.5), 1));   // below the floor
+    EXPECT_EQ("skinny team", path(384, 48, k_for(384, 1.5), 2));
+    const std::string team_64 = path(384, 64, k_for(384, 1.5), 2);
+    EXPECT_NE("skinny team", team_64);
+    EXPECT_NE("skinny", team_64);
+}
+
 // The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads
 // its packed 32 x k panel of A once per group and B once; its report says so.
 TEST(Report, FewRowsPathCountsAOncePerColumnGroup) {

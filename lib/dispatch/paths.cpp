@@ -125,9 +125,10 @@ constexpr int64_t kSkinnyMaxColumnsF16 = 64;
 // path wins at any height (packing A repays nothing there).
 constexpr int64_t kSkinnyNarrowColumns = 24;
 // The skinny path's shape: A untransposed, at most `widest` columns (and no
-// more than the kernel's own limit, GemmKernel::skinny_max_columns), enough rows.
-bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest) {
-    const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : kSkinnyWideMinRows;
+// more than the kernel's own limit, GemmKernel::skinny_max_columns), and past
+// kSkinnyNarrowColumns columns at least `wide_min_rows` rows.
+bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest, int64_t wide_min_rows) {
+    const int64_t min_rows = g.n <= kSkinnyNarrowColumns ? 2 * kernel.MR : wide_min_rows;
     const int64_t kernel_widest = kernel.skinny_max_columns > 0 ? kernel.skinny_max_columns : kSkinnyMaxN;
     return kernel.skinny != nullptr && !g.trans_a && g.n <= std::min({widest, kSkinnyMaxN, kernel_widest}) &&
            g.m >= min_rows;
@@ -148,6 +149,33 @@ bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
 constexpr int64_t kSkinnyTeamStrideBytes = 8192;
 bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
     return g.lda * int64_t(dtype_bytes(g.input)) % kSkinnyTeamStrideBytes == 0;
+}
+
+// Below kSkinnyWideMinRows rows, an A that does not fit L2 still takes the
+// skinny path from kSkinnyMinRowsABeyondL2 rows on, up to 64 columns on one
+// thread and 48 on a team: the blocked path packs such an A from L3 in a pass
+// (18-19 GB/s, 18% of a 500 x 64 x 2048 call by perf) to reuse each element
+// n times, where the sweep reads it once, in place. Measured on the Intel VM,
+// skinny / the blocked path (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 7-9`,
+// an experiment build reading the floor from the environment, then this
+// rule), 1 thread, n = 32 / 48 / 64: k = 2048, m = 320 1.04 / 1.09 / 1.00,
+// 384 1.24 / 1.17 / 1.10, 448 1.18-1.22 / 1.15 / 1.07-1.09, 500 1.07 / 1.09 /
+// 0.99-1.00; k = 4096, m = 320 1.09 / 1.07 / 1.04, 384 1.25 / 1.15 / 1.12,
+// 448 1.24 / 1.13 / 1.08, 500 1.13 / 1.06 / 1.02; 300 x 60 x 5000 1.06;
+// AVX2 384 x 32 x 2048 1.19. 2 threads: n = 32 1.01-1.15, 48 1.01-1.10, but
+// 64 0.86-0.98 (hence 48 there). Not from fewer rows (256 x 48 / 64 x 2048
+// 0.97), nor with A within L2 (k = 1000: 256 x 48 / 64 0.95, 320 x 48 / 64
+// 0.98, 384 x 64 0.84; 192 x 64 x 2048 0.95).
+constexpr int64_t kSkinnyMinRowsABeyondL2 = 320;
+constexpr int64_t kSkinnyABeyondL2MaxColumns = 64;
+constexpr int64_t kSkinnyABeyondL2MaxColumnsTeam = 48;
+int64_t skinny_wide_min_rows(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const double l2_bytes = double(machine_topology().l2.size_bytes);
+    const bool a_beyond_l2 = double(dtype_bytes(g.input)) * double(g.m) * double(g.k) > l2_bytes;
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    const bool one_thread = threads_for(flops, cfg.min_flops_per_thread) == 1;
+    const int64_t widest = one_thread ? kSkinnyABeyondL2MaxColumns : kSkinnyABeyondL2MaxColumnsTeam;
+    return a_beyond_l2 && g.n <= widest ? kSkinnyMinRowsABeyondL2 : kSkinnyWideMinRows;
 }
 
 }  // namespace
@@ -171,7 +199,7 @@ bool use_skinny_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const G
     int64_t widest = full_width ? measured : std::min(measured, kSkinnyMaxColumnsShared);
     if (kernel.skinny_tall == nullptr && g.lda * int64_t(dtype_bytes(g.input)) % kL1SetPeriodBytes == 0)
         widest = std::min(widest, kSkinnyNarrowColumns);
-    return skinny_shape(kernel, g, widest);
+    return skinny_shape(kernel, g, widest, skinny_wide_min_rows(cfg, g));
 }
 
 namespace {
@@ -295,7 +323,7 @@ bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel,
     GemmArgs transposed = g;  // only the shape and the transposes matter here
     transposed.m = g.n, transposed.n = g.m, transposed.trans_a = false, transposed.trans_b = !g.trans_a;
     const int64_t widest = g.input == Dtype::f32 ? kSkinnyMaxN : cfg.skinny_max_columns[int(g.input)];
-    return skinny_shape(kernel, transposed, widest);
+    return skinny_shape(kernel, transposed, widest, kSkinnyWideMinRows);
 }
 
 namespace {
