@@ -900,6 +900,47 @@ TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
     if (kernels == 0) GTEST_SKIP() << "no kernel with a 48 x 8 skinny tile runs on this CPU";
 }
 
+// A team's thread copies each chunk of B once (gemm_skinny.cpp: BChunks), not
+// once for every piece of rows it claims: a spy on the kernel's transposing
+// copy (which copies an untransposed B's chunks) counts the copies. Two
+// threads, four pieces a share, four chunks of k: at most 2 x 4 copies,
+// where a copy per piece and chunk would be 32.
+std::atomic<int> g_b_chunk_copies{0};
+const ridge::GemmKernel* g_transpose_real = nullptr;
+void spy_transpose(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst, int64_t ldd) {
+    ++g_b_chunk_copies;
+    g_transpose_real->transpose_c(rows, cols, src, lds, dst, ldd);
+}
+
+TEST(Kernels, DriverSkinnyTeamCopiesEachChunkOfBOncePerThread) {
+    const uint32_t seed = test_seed() + 19;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel* real : kernels_with_skinny_path()) {
+        if (real->transpose_c == nullptr) continue;
+        ++kernels;
+        SCOPED_TRACE(real->name);
+        ridge::GemmKernel spy = *real;
+        spy.transpose_c = &spy_transpose;
+        g_transpose_real = real;
+        ridge::GemmPlan plan = plan_with_model_blocking(*real);
+        plan.kernel = &spy;
+        plan.skinny_path = true;
+        plan.a_from_memory = false;
+        plan.threads = 2;
+        Call call;
+        call.m = 24 * real->MR, call.n = 16;
+        const int64_t chunk = sweep_chunk_for(*real, call.m, call.n, call.m, false);
+        call.k = 3 * chunk + 5;
+        g_b_chunk_copies = 0;
+        ASSERT_TRUE(run_driver(call, plan, rng));
+        EXPECT_GE(g_b_chunk_copies, 4);
+        EXPECT_LE(g_b_chunk_copies, 2 * 4);
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with a skinny kernel and a transposing copy runs on this CPU";
+}
+
 // The skinny path over several blocks of rows (each block runs all its chunks
 // of k before the next): m two blocks and a partial one, k over several chunks
 // and a partial one, beta applied once per element (0 with NaN in C, others),

@@ -462,12 +462,47 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
     return ws == nullptr ? nullptr : ws->packed_a.reserve(size_t(c_scratch_floats(g, block_rows)));
 }
 
-// The calling thread's buffer for B's chunks (copy_b_chunk): chunk x n fp32,
-// up to 256 KiB (kCachedChunkColumns x kSkinnyMaxN), so not on the stack.
-float* reserve_b_chunk(const GemmArgs& g, int64_t chunk) {
+// The sweep's B, chunk by chunk (copy_b_chunk), in the calling thread's
+// buffer: one chunk (up to 256 KiB: kCachedChunkColumns x kSkinnyMaxN, so not
+// on the stack), copied again for every block of rows. A team's thread instead
+// holds all of op(B) as fp32 where it fits kWholeBCopyMaxBytes, and copies each
+// chunk once, the first time one of its pieces of rows reaches it (a piece
+// visits every chunk in order); its later pieces read that copy. A team's
+// pieces are short (a share's eighths: ClaimedShares below), and each piece
+// copying every chunk again took 12% of a 2-thread 448 x 32 x 2048 call (perf,
+// cpu-clock). Measured against that (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N
+// K 9`): 2 threads 448 x 32 x 2048 1.110, 384 x 48 x 2048 1.096, 1000 x 32 x
+// 1000 1.006, 4096 x 16 / 32 x 4096 0.992 / 0.997. One thread keeps the one
+// chunk: the whole copy there, each chunk written to lines of its own, ran
+// 0.970 / 0.976 at 448 x 32 x 2048 / 384 x 48 x 2048 (one block of rows) and
+// 0.988 at 4096 x 16 x 4096 (four).
+constexpr int64_t kWholeBCopyMaxBytes = 512 * 1024;
+bool copies_whole_b(const GemmArgs& g, int team) { return team > 1 && 4 * g.k * g.n <= kWholeBCopyMaxBytes; }
+
+float* reserve_b_copy(const GemmArgs& g, int64_t chunk, int team) {
     Workspace* ws = this_thread_workspace();
-    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(chunk * g.n));
+    const int64_t floats = copies_whole_b(g, team) ? g.k * g.n : chunk * g.n;
+    return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(floats));
 }
+
+struct BChunks {
+    float* buffer;
+    bool whole;
+    int64_t copied = 0;  // whole: chunks [0, copied) are in the buffer
+    // B's chunk of kc k steps from p0 (chunk k steps apart), copied if not yet there.
+    const float* at(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, int64_t chunk) {
+        if (!whole) {
+            copy_b_chunk(g, kernels, p0, kc, buffer);
+            return buffer;
+        }
+        float* copy = buffer + p0 * g.n;
+        if (p0 / chunk == copied) {
+            copy_b_chunk(g, kernels, p0, kc, copy);
+            ++copied;
+        }
+        return copy;
+    }
+};
 
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
 // every chunk of k steps, each tile of the block. The kernel prefetches the
@@ -475,7 +510,7 @@ float* reserve_b_chunk(const GemmArgs& g, int64_t chunk) {
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
                 int64_t tile_last, int64_t chunk, bool a_from_memory, SweepOutput out, float* c_scratch,
-                float* b_chunk) {
+                BChunks& b_chunks) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, kernels.NR);
@@ -493,7 +528,7 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
         for (int64_t p0 = 0; p0 < g.k; p0 += chunk) {
             const int64_t kc = std::min(chunk, g.k - p0);
             const float beta = p0 == 0 ? g.beta : 1.0f;  // beta applies once, with the first chunk
-            copy_b_chunk(g, kernels, p0, kc, b_chunk);
+            const float* b_chunk = b_chunks.at(g, kernels, p0, kc, chunk);
             for (int64_t t = block_first; t < block_last; ++t) {
                 const int64_t i0 = tiles.first(t), mr = tiles.first(t + 1) - i0;
                 // The tile tiles_ahead on: in this chunk, or wrapped into the next one.
@@ -596,27 +631,28 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     const int64_t count = tiles.count();
     const int64_t chunk = sweep_chunk(g, ker, a_from_memory);
     const int64_t block_rows = skinny_largest_block_rows(g.n, kernels.MR, a_from_memory);  // what the scratch holds
-    // Each thread's B chunk and C scratch: both from its workspace, which the
-    // sweep then finds reserved (reserve_b_chunk returns the same buffer).
+    const int team = count < 2 ? 1 : threads;
+    // Each thread's copy of B and C scratch: both from its workspace, which the
+    // sweep then finds reserved (reserve_b_copy returns the same buffer).
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
-        return (!out.c_transposed() || scratch != nullptr) && reserve_b_chunk(g, chunk) != nullptr;
+        return (!out.c_transposed() || scratch != nullptr) && reserve_b_copy(g, chunk, team) != nullptr;
     };
-    const int team = count < 2 ? 1 : threads;
     if (team == 1)  // the blocks of skinny_tiles_per_block over all rows
         return run_once_every_thread_reserved(1, reserve, [&](float* scratch, int64_t, int64_t) {
-            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch, reserve_b_chunk(g, chunk));
+            BChunks b_chunks{reserve_b_copy(g, chunk, team), false};
+            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch, b_chunks);
         });
     ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
     return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t) {
-        float* b_chunk = reserve_b_chunk(g, chunk);
+        BChunks b_chunks{reserve_b_copy(g, chunk, team), copies_whole_b(g, team)};
         claims.run_claimed(int(t), [&](int64_t piece) {
             const int64_t share = piece / kSweepPiecesPerShare, j = piece % kSweepPiecesPerShare;
             const int64_t share_first = count * share / team, share_tiles = count * (share + 1) / team - share_first;
             const int64_t first = share_first + share_tiles * kPieceEndsInEighths[j] / 8;
             const int64_t last = share_first + share_tiles * kPieceEndsInEighths[j + 1] / 8;
             if (first < last)
-                sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch, b_chunk);
+                sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch, b_chunks);
         });
     });
 }
