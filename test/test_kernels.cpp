@@ -1476,12 +1476,13 @@ TEST(Kernels, SmallPathBlocksOfRowsLeaveCBitForBit) {
     }
 }
 
-// The driver's few-rows path (m <= 48, B read in place) with each kernel that
+// The driver's few-rows path (m <= 64, B read in place) with each kernel that
 // has one: every m from 1 to 16 (dot products in a 4-row tile up to 4 and an
-// 8-row tile up to 8, outer products of 16-row columns above) and m around 32
-// and 48 (outer products of 2 and 3 vectors, the last one masked), n around
-// the groups of 6 or 3 and of 16, 12 or 8 columns (remainders of 1 and 2; of
-// 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1 or 12 + 8 + 2 + 1 or 8 + 8 + 4 + 2 + 1),
+// 8-row tile up to 8, outer products of 16-row columns above) and m around 32,
+// 48 and 64 (outer products of 2, 3 and 4 vectors, the last one masked or a
+// 256-bit half), n around the groups of 6 or 3 and of 16, 12, 8 or 6 columns
+// (remainders of 1 and 2; of 8, 12 = 8 + 4, 23 = 16 + 4 + 2 + 1 or 12 + 8 + 2
+// + 1 or 8 + 8 + 4 + 2 + 1 or 6 + 6 + 6 + 4 + 1),
 // k around the 16-wide steps (the masked tail), every transpose pair, padded
 // leading dimensions, 1 and 3 threads (groups split between them), and the
 // outer form in passes over k of 16 or 32 steps (GemmPlan::few_rows_k_pass;
@@ -1497,7 +1498,8 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny_m path");
-        for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48})
+        for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 49,
+                          56, 57, 63, 64})
             for (int64_t n : {1, 2, 3, 4, 7, 12, 23, 24, 25, 32, 48, 71})
                 for (int64_t k : {1, 2, 15, 16, 17, 33, 100}) {
                     Call call;
@@ -1513,6 +1515,7 @@ TEST(Kernels, DriverSkinnyMPathForEachKernelThatHasOne) {
         plan.few_rows_k_pass = 32;
         expect_same_bits_on_2_and_3_threads(plan, 40, 100, 150, false, false, rng);
         expect_same_bits_on_2_and_3_threads(plan, 24, 100, 150, false, true, rng);
+        expect_same_bits_on_2_and_3_threads(plan, 60, 100, 150, false, false, rng);
         plan.few_rows_k_pass = 0;
     }
 }
@@ -1536,7 +1539,7 @@ TEST(Kernels, DriverSkinnyMPathWithBStartingInsideARun) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny_m path");
-        for (int64_t m : {int64_t{9}, int64_t{16}, int64_t{32}, int64_t{48}})
+        for (int64_t m : {int64_t{9}, int64_t{16}, int64_t{32}, int64_t{48}, int64_t{64}})
             for (int64_t k : {int64_t{3}, int64_t{12}, int64_t{13}, int64_t{70}})
                 for (int64_t ldb : {(k + 15) / 16 * 16 + 16, k + 3})
                     for (int threads : {1, 3}) {
@@ -2109,7 +2112,7 @@ TEST(Kernels, DispatchTakesSmallPathForThinRowsPastItsVolume) {
 
 // The few-rows path run on C^T for few columns of C with A transposed (a
 // row-major x * W^T), with each kernel that has a few-rows path: n around
-// both kernel forms' tiles (dot up to 8, outer 9-48), m around their column
+// both kernel forms' tiles (dot up to 8, outer 9-64), m around their column
 // groups, k around the 16-wide steps, B as stored both ways, padded leading
 // dimensions (ldc too: C^T's tile is added into C's rows), alpha and beta
 // (beta = 0 over NaN), 1 and 3 threads, passes over k of 16 steps (C^T's
@@ -2125,7 +2128,7 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_trans_a_path = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny_trans_a path");
-        for (int64_t n : {1, 2, 3, 7, 8, 9, 16, 17, 24, 31, 32, 33, 47, 48})
+        for (int64_t n : {1, 2, 3, 7, 8, 9, 16, 17, 24, 31, 32, 33, 47, 48, 49, 56, 64})
             for (int64_t m : {1, 2, 13, 25, 71})
                 for (int64_t k : {1, 15, 16, 17, 100}) {
                     Call call;
@@ -2286,7 +2289,8 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
 // Dispatch sends few columns of C with A transposed to the few-rows path on
 // C^T, with the few-rows path's limits with m and n swapped: up to 16 columns
 // always, 17-48 with the outer kernel at any k (B's packed panel read in
-// passes past half of L2); not 49 columns, not A untransposed, and not what
+// passes past half of L2), 49-64 where A does not fit L2 (wide_trans_a_pays);
+// not 49 columns with A within L2, nor 65, not A untransposed, and not what
 // the small path keeps (up to 16 columns, m or k under 128; 17-48 columns, up
 // to 512 rows: few_columns_of_transposed_a in paths.cpp).
 TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
@@ -2303,11 +2307,16 @@ TEST(Kernels, DispatchTakesSkinnyTransAPathForFewColumnsOfATransposedA) {
                  0.5f, 0.25f, rng);
     if (ker->few_rows_outer == nullptr) return;
     const int64_t long_k = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 48)) + 16;
-    expect_paths({{1000, 48, 600, true, false, 0, "skinny_trans_a"},
+    const int64_t k_a_in_l2 = int64_t(ridge::machine_topology().l2.size_bytes / 2 / (4 * 1000));
+    const int64_t k_a_past_l2 = 3 * k_a_in_l2;
+    expect_paths({{1000, 48, k_a_in_l2, true, false, 0, "skinny_trans_a"},
                   {1000, 33, 600, true, true, 0, "skinny_trans_a"},
                   {520, 32, 300, true, false, 0, "skinny_trans_a"},
                   {300, 32, 500, true, false, 0, "small"},
-                  {1000, 49, 600, true, false, 0, "blocked"},
+                  {1000, 49, k_a_in_l2, true, false, 0, "blocked"},
+                  {1000, 49, k_a_past_l2, true, false, 0, "skinny_trans_a"},
+                  {1000, 64, k_a_past_l2, true, true, 0, "skinny_trans_a"},
+                  {1000, 65, k_a_past_l2, true, false, 0, "blocked"},
                   {600, 48, long_k, true, false, 0, "skinny_trans_a"}},
                  0.5f, 0.0f, rng);
 }

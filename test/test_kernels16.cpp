@@ -950,7 +950,7 @@ TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
 
 // The few-rows path (B read in place and widened by the kernel; op(A) packed
 // as fp32) with each 16-bit kernel that has one: m over the dot-product form's
-// tiles (4 x 6, 6 x 4 and 8 x 3 for 1-8 rows) and the outer form's (9-48), n
+// tiles (4 x 6, 6 x 4 and 8 x 3 for 1-8 rows) and the outer form's (9-64), n
 // over the column groups, k around the 16-step loads, A both ways, B as stored
 // (transposed B is dispatched elsewhere), padding, alpha and beta (beta = 0
 // over NaN), 1 and 3 threads; the outer form also in passes over k of 16
@@ -967,7 +967,7 @@ TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
         ridge::GemmPlan plan = model_plan(*ker);
         plan.skinny_m_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
-        for (int64_t m : {1, 2, 5, 7, 8, 9, 16, 17, 32, 33, 48})
+        for (int64_t m : {1, 2, 5, 7, 8, 9, 16, 17, 32, 33, 48, 55, 64})
             for (int64_t n : {1, 3, 4, 13, 25, 50})
                 for (int64_t k : {1, 15, 16, 17, 70}) {
                     Call c;
@@ -986,7 +986,7 @@ TEST(Driver16, SkinnyMPathEveryKernelThatHasOne) {
 // Few columns with a 16-bit A transposed on the few-rows path run on C^T
 // (its kernels widen A's columns as they read them), with each 16-bit kernel
 // that has one: n over the dot-product form (1-8) and the outer form's 16-,
-// 32- and 48-row tiles and remainders (9-48), m around the column groups, k
+// 32-, 48- and 64-row tiles and remainders (9-64), m around the column groups, k
 // around the 16-step copies, B both ways, padding, alpha and beta (beta = 0
 // over NaN), 1 and 3 threads, in one pass and in passes of 16 k steps; and
 // dispatch sends such shapes there (not 49).
@@ -1001,7 +1001,7 @@ TEST(Driver16, SkinnyTransAPathEveryKernelThatHasOne) {
         ridge::GemmPlan plan = model_plan(*ker);
         plan.skinny_trans_a_path = true;
         SCOPED_TRACE(kernel_note(*ker, plan.blocking));
-        ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 47, 48},
+        ASSERT_TRUE(sweep_trans_a(plan, {1, 13, 25, 71}, {1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 47, 48, 56, 64},
                                   {1, 15, 16, 17, 100}, rng));
         plan.few_rows_k_pass = 16;  // C^T's tile added into C from the second pass on
         ASSERT_TRUE(sweep_trans_a(plan, {13, 71}, {9, 17, 33, 48}, {17, 100}, rng));

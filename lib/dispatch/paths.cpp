@@ -239,16 +239,19 @@ bool outer_panel_fits(int64_t rows, int64_t k) {
     return panel_bytes <= double(machine_topology().l2.size_bytes) / 2;
 }
 
-}  // namespace
-
-// B transposed is left to the blocked path: its columns are then strided, and
+// The few-rows path's shape up to `max_rows` rows (for the outer form). B
+// transposed is left to the blocked path: its columns are then strided, and
 // the few-rows path would have to gather each of them first.
-bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
+bool few_rows_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t max_rows) {
     if (g.trans_b || kernel.few_rows == nullptr) return false;  // (a kernel row exists per input type)
     if (g.m <= kSkinnyMaxRows) return true;
-    if (kernel.few_rows_outer == nullptr || g.m > kOuterMaxRows) return false;
+    if (kernel.few_rows_outer == nullptr || g.m > max_rows) return false;
     return g.input == Dtype::f32 || g.m <= kOuterPassesMaxRows16Bit || outer_panel_fits(g.m, g.k);
 }
+
+}  // namespace
+
+bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) { return few_rows_shape(kernel, g, kOuterMaxRows); }
 
 // k steps per pass of the few-rows path's outer form over `rows` rows (m, or n
 // on C^T): every group of columns reads the whole packed fp32 panel of op(A)
@@ -285,6 +288,29 @@ int64_t few_rows_k_pass(int64_t rows, int64_t k) {
 // TN (GFLOP/s, the blocked path / this path; oneDNN in the same run as this
 // path): n = 2 7.5-7.9 / 20.7 (26), 4 15.3-15.6 / 41.5 (25), 8 29.5 / 84 (35),
 // 16 48 / 118 (57), 32 78 / 147 (96), 48 - / 157 (117).
+//
+// Past 48 columns, up to the outer kernel's 64 (four vectors of rows, 6
+// columns of C^T a group), where A does not fit L2: the blocked path then
+// packs op(A) (A's columns, k contiguous values each, transposed 16 x 16 as
+// they are packed) from L3, which took 29% of a 1000 x 64 x 1000 TN call
+// (perf, cpu-clock). Measured on the Intel VM against it (`RIDGE_NUM_THREADS=T
+// ridge-ab OLD NEW M N K 9 TN [TYPE]`), 1 thread: 1000 x 64 x 1000 1.200 (TT
+// 1.367), 2000 x 56 x 1000 1.296, 4096 x 64 x 4096 1.468, 2000 x 60 x 2000
+// 1.375, 600 x 64 x 4096 1.170, 700 x 64 x 1000 1.134, 2000 x 64 x 300 1.097,
+// 4096 x 64 x 256 1.089, 1000 x 52 x 600 1.079, 1500 x 50 x 800 1.273; fp16
+// 4096 x 64 x 4096 1.439, 1000 x 64 x 1000 1.008; 2 threads 4096 x 64 x 4096
+// 1.370, 2000 x 56 x 1000 1.143, 1000 x 64 x 1000 1.054. With A within L2 the
+// blocked path's packing is cheap and it stays ahead (700 x 64 x 500 / 300
+// 0.911 / 0.900, 1000 x 64 x 128 0.979), and bf16 keeps 48 (AMX's blocked
+// path 1000 x 64 x 1000 ran 0.914 of it).
+namespace {
+bool wide_trans_a_pays(const GemmArgs& g) {
+    const double a_bytes = double(dtype_bytes(g.input)) * double(g.m) * double(g.k);
+    return g.input != Dtype::bf16 && a_bytes > double(machine_topology().l2.size_bytes);
+}
+}  // namespace
+
+
 bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     if (!g.trans_a) return false;
     // 16-bit inputs alike (the kernels widen A's columns as they read them).
@@ -292,7 +318,7 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     // path): n = 12 51 / 97, 16 49 / 127, 32 81 / 139, 48 99 / 139.
     GemmArgs transposed = g;  // only the shape and op(B') = A (untransposed) matter here
     transposed.m = g.n, transposed.n = g.m, transposed.trans_b = false;
-    return use_skinny_m_path(kernel, transposed);
+    return few_rows_shape(kernel, transposed, wide_trans_a_pays(g) ? kFewRowsOuterMaxRows : kOuterMaxRows);
 }
 
 namespace {

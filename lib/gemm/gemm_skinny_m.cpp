@@ -6,9 +6,9 @@
 // prefetchers follow best); op(A), at most 48 x k, is packed once (64 KiB per
 // 1024 of k and 16 rows, from L2) and reused by every group of columns. Two
 // kernel forms:
-// - 9 to 48 rows, outer products (GemmKernel::few_rows_outer): op(A)
-//   packed as a panel of columns 16, 32 or 48 rows tall, groups of 16, 12 or
-//   8 columns of B (16, 24 and 24 accumulators; see group_columns);
+// - 9 to 64 rows, outer products (GemmKernel::few_rows_outer): op(A)
+//   packed as a panel of columns 16, 32, 48 or 64 rows tall, groups of 16,
+//   12, 8 or 6 columns of B (16, then 24 accumulators; see group_columns);
 // - up to 8 rows (or no outer kernel), dot products (few_rows): C(i, j) is
 //   row i of op(A) (packed into zero-padded rows) times column j of B, groups
 //   of 3 columns (4 up to 6 rows, 6 up to 4). Outer products spend 16 lanes
@@ -66,7 +66,7 @@ int64_t outer_vectors(int64_t m) { return (m + kLanes - 1) / kLanes; }
 // the host is busy): 16 x 4096 x 4096 1.100 and 1.141 (20 columns 1.074, 8
 // 1.025; 12, run as 8 + 4, 0.863),
 // 12 rows 1.129, 2 threads 1.068, fp16 B 1.033, bf16 B 1.044, 4096 x 16 x 4096
-// TN (C^T) 1.075. Two and three vectors keep 24 accumulators (fewer columns
+// TN (C^T) 1.075. Two to four vectors keep 24 accumulators (fewer columns
 // measured 0.86-0.92 at 32 rows, 0.84 at 48).
 int64_t group_columns(const GemmArgs& g, const GemmKernel& ker) {
     if (!outer_form(g, ker)) return dot_group_columns(g.m);
@@ -128,8 +128,9 @@ int64_t packed_floats(const GemmArgs& g, const GemmKernel& ker) {
     return outer_form(g, ker) ? outer_vectors(g.m) * kLanes * g.k : packed_rows(g.m) * packed_row_stride(g.k);
 }
 
-// The largest tile one call of either kernel writes: 48 rows x 24 / 3 columns.
-constexpr int64_t kMaxTileFloats = 48 * 8;
+// The largest tile one call of either kernel writes: 64 rows x 24 / 4 columns
+// (48 x 8 and 32 x 12 as many).
+constexpr int64_t kMaxTileFloats = kFewRowsOuterMaxRows * kOuterAccumulators / (kFewRowsOuterMaxRows / kLanes);
 
 // C^T's tile (m x nr, ld m) added into C (g is the transposed problem, so its
 // C(i, j) lives at c[j + i*ldc]): rows of the tile are runs of C's columns.

@@ -70,9 +70,9 @@ using GemmFewRowsUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, c
                                 int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
                                 int64_t ldc);
 
-// Few-rows kernel, outer-product form (9 <= m <= 48 is where it pays; see
+// Few-rows kernel, outer-product form (9 <= m <= 64 is where it pays; see
 // gemm_skinny_m.cpp):
-//   C[0:m, 0:nr] = alpha * A[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  m <= 48
+//   C[0:m, 0:nr] = alpha * A[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  m <= kFewRowsOuterMaxRows
 // A is a packed fp32 panel of R = 16 * ceil(m / 16) rows: A(i, p) = panel[p*R + i],
 // 64-byte aligned, zeros in rows m .. R-1. Column j of B is b + j*ldb, k
 // contiguous values of the kernel's input type (converted to fp32 as read),
@@ -80,6 +80,7 @@ using GemmFewRowsUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, c
 // outside m x nr of C is touched.
 using GemmFewRowsOuterUkr = void (*)(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                                      const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
+constexpr int64_t kFewRowsOuterMaxRows = 64;  // four zmm of rows
 
 // Kernel with the rows of op(A) read in place (few columns of C with A
 // transposed, bf16; see gemm_rows_in_place.cpp):

@@ -1,8 +1,8 @@
-// Few rows of C (9 to 48 of them), AVX-512, in outer-product form, for B in any
+// Few rows of C (9 to 64 of them), AVX-512, in outer-product form, for B in any
 // input type (converted to fp32 as it is copied to the kernel's buffer, by
 // `Load`). Header-only: each input type's file
 // (<dtype>_gemm_few_rows_outer_avx512.cpp) instantiates it. The rows
-// of a column of C are 1, 2 or 3 zmm, so a k step loads that many vectors of
+// of a column of C are 1 to 4 zmm, so a k step loads that many vectors of
 // op(A)'s column (from a packed panel in L2) and multiplies them by B's
 // element of each column of the tile, broadcast from memory (with one vector
 // the broadcast is the FMA's embedded operand: one uop).
@@ -14,7 +14,7 @@
 // 140-150, and 83-97 against 106-121 at 16 x 4104 x 4096 (B from memory), 1
 // thread, standalone, alternating. With 8 rows or fewer the dot products stay
 // better: this form always spends 16 lanes per FMA. Why not the blocked path
-// for 17-48 rows: it packs all of B to reuse each element at most twice.
+// for 17-64 rows: it packs all of B to reuse each element at most twice.
 //
 // B is read in place, down its columns, but not broadcast straight from it:
 // a tile's 24 columns are ldb apart, and when ldb is a multiple of 1 KiB
@@ -31,7 +31,7 @@
 //
 // Tiles: 16 rows x 16 columns (16 accumulators: the driver's groups for one
 // vector of rows are 16 columns, fewer streams of B at once than 24; see
-// gemm_skinny_m.cpp), 32 x 12 or 48 x 8 (24 accumulators); the last vector of
+// gemm_skinny_m.cpp), 32 x 12, 48 x 8 or 64 x 6 (24 accumulators); the last vector of
 // rows masked. Narrower remainders run as at most one tile of each narrower
 // width (8, 4, 2, 1 columns).
 #pragma once
@@ -72,13 +72,13 @@ inline void accumulate_steps(int64_t steps, const float* panel, const typename L
 #pragma GCC unroll 4
     for (int64_t q = 0; q < count; ++q) {
         __m512 a_column[V];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < W; ++v) a_column[v] = _mm512_load_ps(panel + (q * V + v) * kLanes);
         const __m256 a_half = kHalfLast ? _mm256_load_ps(panel + (q * V + W) * kLanes) : _mm256_setzero_ps();
 #pragma GCC unroll 24
         for (int j = 0; j < NJ; ++j) {
             const __m512 bj = _mm512_set1_ps(buffer[j * kStepsPerCopy + q]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
             for (int v = 0; v < W; ++v) acc[v][j] = _mm512_fmadd_ps(a_column[v], bj, acc[v][j]);
             if (kHalfLast) acc_half[j] = _mm256_fmadd_ps(a_half, _mm512_castps512_ps256(bj), acc_half[j]);
         }
@@ -139,7 +139,7 @@ void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_i
     __m256 acc_half[NJ];
 #pragma GCC unroll 24
     for (int j = 0; j < NJ; ++j) {
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < W; ++v) acc[v][j] = _mm512_setzero_ps();
         acc_half[j] = _mm256_setzero_ps();
     }
@@ -160,7 +160,7 @@ void tile(int64_t m, int64_t k, float alpha, const float* panel, const void* b_i
     const __m512 valpha = _mm512_set1_ps(alpha);
 #pragma GCC unroll 24
     for (int j = 0; j < NJ; ++j) {
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < W; ++v) {
             const __mmask16 rows = first_lanes(m - v * kLanes);
             float* cv = c + j * ldc + v * kLanes;
@@ -185,7 +185,7 @@ struct Width {
     Tile tile;
 };
 
-// Whole tiles of the widest width (16, 12 or 8 columns for 1, 2 or 3 vectors
+// Whole tiles of the widest width (16, 12, 8 or 6 columns for 1, 2, 3 or 4 vectors
 // of rows), then a remainder as at most one tile of each narrower width.
 template <typename Load, size_t N>
 void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
@@ -208,10 +208,13 @@ constexpr Width kTwoVectors[] = {{12, tile<Load, 2, 12, kHalfLast>}, {8, tile<Lo
 template <typename Load, bool kHalfLast>
 constexpr Width kThreeVectors[] = {{8, tile<Load, 3, 8, kHalfLast>}, {4, tile<Load, 3, 4, kHalfLast>},
                                    {2, tile<Load, 3, 2, kHalfLast>}, {1, tile<Load, 3, 1, kHalfLast>}};
+template <typename Load, bool kHalfLast>
+constexpr Width kFourVectors[] = {{6, tile<Load, 4, 6, kHalfLast>}, {4, tile<Load, 4, 4, kHalfLast>},
+                                  {2, tile<Load, 4, 2, kHalfLast>}, {1, tile<Load, 4, 1, kHalfLast>}};
 
 // The kernel of GemmFewRowsOuterUkr (gemm_kernel.h) for B of Load's type: the
-// tiles of 1, 2 or 3 vectors of rows, the last as a 256-bit vector where it
-// holds 8 rows or fewer (17-24 and 33-40 rows; 9-16 never do).
+// tiles of 1, 2, 3 or 4 vectors of rows, the last as a 256-bit vector where it
+// holds 8 rows or fewer (17-24, 33-40 and 49-56 rows; 9-16 never do).
 template <typename Load>
 void few_rows_outer_kernel(int64_t m, int64_t nr, int64_t k, float alpha, const float* panel, const void* b,
                            int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -222,10 +225,14 @@ void few_rows_outer_kernel(int64_t m, int64_t nr, int64_t k, float alpha, const 
         run_widths<Load>(kTwoVectors<Load, true>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
     else if (m <= 2 * kLanes)
         run_widths<Load>(kTwoVectors<Load, false>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
-    else if (half_last)
+    else if (m <= 3 * kLanes && half_last)
         run_widths<Load>(kThreeVectors<Load, true>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
-    else
+    else if (m <= 3 * kLanes)
         run_widths<Load>(kThreeVectors<Load, false>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else if (half_last)
+        run_widths<Load>(kFourVectors<Load, true>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
+    else
+        run_widths<Load>(kFourVectors<Load, false>, m, nr, k, alpha, panel, b, ldb, beta, c, ldc);
 }
 
 }  // namespace
