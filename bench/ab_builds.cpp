@@ -9,7 +9,9 @@
 // elements past a 64-byte boundary (0 by default: aligned; malloc gives 4
 // floats); LDC_PAD_B gives build B a C of its own with ldc = M + LDC_PAD_B
 // (two copies of one build then measure what C's leading dimension costs: a
-// power of two against a padded one); BETA is the calls' beta (0 by default:
+// power of two against a padded one); LDA gives both builds an A with that
+// leading dimension (a submatrix of a larger A; the minimum if smaller);
+// BETA is the calls' beta (0 by default:
 // C only written; 1 accumulates into it, as a blocked factorization's
 // trailing update does). Each round times both builds once, in
 // alternating order, on the same matrices; the tool prints each build's
@@ -116,7 +118,10 @@ int main(int argc, char** argv) {
 
     const int bytes = o.type == "f32" ? 4 : 2;
     const int64_t offset = std::getenv("OFFSET") ? std::atoll(std::getenv("OFFSET")) : 0;
-    const int64_t lda = o.ta ? o.k : o.m, ldb = o.tb ? o.n : o.k;
+    // LDA: A's leading dimension where the call should see a submatrix of a larger A (at least the minimum).
+    const int64_t lda_min = o.ta ? o.k : o.m;
+    const int64_t lda = std::max(lda_min, std::getenv("LDA") ? int64_t(std::atoll(std::getenv("LDA"))) : int64_t{0});
+    const int64_t ldb = o.tb ? o.n : o.k;
     const Matrix a(lda * (o.ta ? o.m : o.k), bytes, offset, 1), b(ldb * (o.tb ? o.k : o.n), bytes, offset, 2);
     const float beta = std::getenv("BETA") ? float(std::atof(std::getenv("BETA"))) : 0.0f;
     const int64_t ldc_pad_b = std::getenv("LDC_PAD_B") ? std::atoll(std::getenv("LDC_PAD_B")) : 0;
