@@ -3,7 +3,7 @@
 // Here op(B), k x n, is the large operand and each of its elements is used by
 // only m rows: packing it would read and write all of B to save nothing. B is
 // read in place, once, straight down its columns (what the hardware
-// prefetchers follow best); op(A), at most 48 x k, is packed once (64 KiB per
+// prefetchers follow best); op(A), at most 64 x k, is packed once (64 KiB per
 // 1024 of k and 16 rows, from L2) and reused by every group of columns. Two
 // kernel forms:
 // - 9 to 64 rows, outer products (GemmKernel::few_rows_outer): op(A)

@@ -31,9 +31,9 @@
 //
 // Tiles: 16 rows x 16 columns (16 accumulators: the driver's groups for one
 // vector of rows are 16 columns, fewer streams of B at once than 24; see
-// gemm_skinny_m.cpp), 32 x 12, 48 x 8 or 64 x 6 (24 accumulators); the last vector of
-// rows masked. Narrower remainders run as at most one tile of each narrower
-// width (8, 4, 2, 1 columns).
+// gemm_skinny_m.cpp), 32 x 12, 48 x 8 or 64 x 6 (24 accumulators); the last
+// vector of rows masked. Narrower remainders run as at most one tile of each
+// narrower width (8, 4, 2, 1 columns).
 #pragma once
 
 #include <immintrin.h>
@@ -185,8 +185,8 @@ struct Width {
     Tile tile;
 };
 
-// Whole tiles of the widest width (16, 12, 8 or 6 columns for 1, 2, 3 or 4 vectors
-// of rows), then a remainder as at most one tile of each narrower width.
+// Whole tiles of the widest width (16, 12, 8 or 6 columns for 1, 2, 3 or 4
+// vectors of rows), then a remainder as at most one tile of each narrower width.
 template <typename Load, size_t N>
 void run_widths(const Width (&widths)[N], int64_t m, int64_t nr, int64_t k, float alpha, const float* panel,
                 const void* b, int64_t ldb, float beta, float* c, int64_t ldc) {
