@@ -13,7 +13,6 @@
 #include "gemm/workspace.h"
 #include "kernels/convert_kernels.h"
 #include "report/report.h"
-#include "tuning/topology.h"
 
 namespace ridge {
 
@@ -72,9 +71,8 @@ GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& cho
     plan.b_from_memory = b_comes_from_memory(cfg, args);
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, args);
-    const double l2_bytes = double(machine_topology().l2.size_bytes);
-    plan.a_within_l2 = double(dtype_bytes(args.input)) * double(args.m) * double(args.k) <= l2_bytes;
-    plan.b_within_l2 = double(dtype_bytes(args.input)) * double(args.k) * double(args.n) <= l2_bytes;
+    plan.a_within_l2 = a_within_l2(args);
+    plan.b_within_l2 = b_within_l2(args);
     plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
     set_blocked_path_limits(&plan);
     // The kernel whose skinny and few-rows kernels the in-place paths would run.

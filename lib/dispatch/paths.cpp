@@ -136,11 +136,16 @@ bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest, i
            g.m >= min_rows;
 }
 
+// Whether the call runs on one thread (threads_for at the blocked path's rate).
+bool runs_on_one_thread(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    return threads_for(flops, cfg.min_flops_per_thread) == 1;
+}
+
 // One thread streaming op(A) from memory: the decode shape the skinny
 // crossover is measured on (kSkinnyMaxColumns).
 bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
-    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-    return a_comes_from_memory(cfg, g) && threads_for(flops, cfg.min_flops_per_thread) == 1;
+    return a_comes_from_memory(cfg, g) && runs_on_one_thread(cfg, g);
 }
 
 // Whether A's columns lie a multiple of 8 KiB apart, where the skinny sweep
@@ -172,12 +177,8 @@ constexpr int64_t kSkinnyMinRowsABeyondL2 = 320;
 constexpr int64_t kSkinnyABeyondL2MaxColumns = 64;
 constexpr int64_t kSkinnyABeyondL2MaxColumnsTeam = 48;
 int64_t skinny_wide_min_rows(const RuntimeConfig& cfg, const GemmArgs& g) {
-    const double l2_bytes = double(machine_topology().l2.size_bytes);
-    const bool a_beyond_l2 = double(dtype_bytes(g.input)) * double(g.m) * double(g.k) > l2_bytes;
-    const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-    const bool one_thread = threads_for(flops, cfg.min_flops_per_thread) == 1;
-    const int64_t widest = one_thread ? kSkinnyABeyondL2MaxColumns : kSkinnyABeyondL2MaxColumnsTeam;
-    return a_beyond_l2 && g.n <= widest ? kSkinnyMinRowsABeyondL2 : kSkinnyWideMinRows;
+    const int64_t widest = runs_on_one_thread(cfg, g) ? kSkinnyABeyondL2MaxColumns : kSkinnyABeyondL2MaxColumnsTeam;
+    return !a_within_l2(g) && g.n <= widest ? kSkinnyMinRowsABeyondL2 : kSkinnyWideMinRows;
 }
 
 }  // namespace
@@ -304,12 +305,8 @@ int64_t few_rows_k_pass(int64_t rows, int64_t k) {
 // 0.911 / 0.900, 1000 x 64 x 128 0.979), and bf16 keeps 48 (AMX's blocked
 // path 1000 x 64 x 1000 ran 0.914 of it).
 namespace {
-bool wide_trans_a_pays(const GemmArgs& g) {
-    const double a_bytes = double(dtype_bytes(g.input)) * double(g.m) * double(g.k);
-    return g.input != Dtype::bf16 && a_bytes > double(machine_topology().l2.size_bytes);
-}
+bool wide_trans_a_pays(const GemmArgs& g) { return g.input != Dtype::bf16 && !a_within_l2(g); }
 }  // namespace
-
 
 bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g) {
     if (!g.trans_a) return false;
@@ -653,6 +650,13 @@ BlockingParams small_path_k_steps(const RuntimeConfig& cfg, const GemmChoice& ch
 const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
     const bool sibling = choice.in_place_sibling != nullptr && std::min(g.m, g.n) <= kInPlaceSiblingMaxWidth;
     return sibling ? *choice.in_place_sibling : *choice.kernel;
+}
+
+bool a_within_l2(const GemmArgs& g) {
+    return double(dtype_bytes(g.input)) * double(g.m) * double(g.k) <= double(machine_topology().l2.size_bytes);
+}
+bool b_within_l2(const GemmArgs& g) {
+    return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) <= double(machine_topology().l2.size_bytes);
 }
 
 // Whether op(A) is larger than the last-level cache (GemmPlan::a_from_memory).
