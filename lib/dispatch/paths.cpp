@@ -252,7 +252,9 @@ bool few_rows_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t max_row
 
 }  // namespace
 
-bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) { return few_rows_shape(kernel, g, kOuterMaxRows); }
+bool use_skinny_m_path(const GemmKernel& kernel, const GemmArgs& g) {
+    return few_rows_shape(kernel, g, kOuterMaxRows);
+}
 
 // k steps per pass of the few-rows path's outer form over `rows` rows (m, or n
 // on C^T): every group of columns reads the whole packed fp32 panel of op(A)

@@ -107,12 +107,13 @@ constexpr int64_t kMaxChunkColumns = 64;
 // Not where A's columns lie a multiple of 4 KiB apart (columns_4_kib_apart;
 // for fp32 any multiple of 1 KiB: columns_on_few_l1_sets): a tile's 512
 // columns then fall into the same few sets of L1 (64 sets of 64 bytes: a 4
-// KiB period), and the sweep ran at half speed; 64 columns a chunk there. On the Intel VM, 1 thread, against 512 (an experiment build reading
-// the chunk from the environment, `ridge-ab OLD NEW M N K 7-9 [NN TYPE]`, 4
-// KiB pages): 1024 x 32 / 64 x 1024 1.92 / 1.77, 2048 x 32 x 512 1.87 (87 ->
-// 162-169 GFLOP/s); fp16 2048 / 4096 x 32 x 512 1.58 / 1.57; 128 columns
-// 1.77-1.90, 256 1.53-1.63, 32 1.72-1.78. Off that stride nothing moved (512
-// x 48 x 2048, fp32 columns 2 KiB apart, 1.009).
+// KiB period), and the sweep ran at half speed; 64 columns a chunk there. On
+// the Intel VM, 1 thread, against 512 (an experiment build reading the chunk
+// from the environment, `ridge-ab OLD NEW M N K 7-9 [NN TYPE]`, 4 KiB pages):
+// 1024 x 32 / 64 x 1024 1.92 / 1.77, 2048 x 32 x 512 1.87 (87 -> 162-169
+// GFLOP/s); fp16 2048 / 4096 x 32 x 512 1.58 / 1.57; 128 columns 1.77-1.90,
+// 256 1.53-1.63, 32 1.72-1.78. Off that stride nothing moved (512 x 48 x
+// 2048, fp32 columns 2 KiB apart, 1.009).
 // From memory, on the 32 x 12 tiles, it was mixed (256 columns: 4096 x 48 x
 // 4096 0.96-0.98, 4000 x 64 x 4000 0.97-0.98), so an A from memory keeps the
 // rules above, but on the tall tiles (next).
@@ -168,13 +169,14 @@ bool columns_4_kib_apart(int64_t lda, Dtype input) {
 // 32 / 64 x 1000 1.19-1.24 / 1.10-1.23 / 1.03-1.18 (2 KiB apart; oneDNN ran
 // 1.23x ridge at 512 x 64 x 1000), 512 x 48 x 2000 1.16, 512 x 64 x 2000
 // 1.14, 768 x 64 x 1000 (3 KiB) 1.06, 1536 x 64 x 1000 (6 KiB) 1.04, 2560 x
-// 32 x 1000 1.12, 2 threads 512 / 1536 x 64 x 1000 1.17 / 1.07; A from memory (tall tiles, 256 before) 2560 x
-// 32 x 8192 1.36, 1536 x 64 x 8192 1.08. Not for 16-bit A (a 48-row tile is
-// 1.5 lines a column there): fp16 512 / 1024 x 64 x 1000 0.94 / 0.97. Off
-// such strides the long chunks stay: 640 x 64 x 1000 (2.5 KiB) 1.03, 1000 x
-// 64 x 1000 0.97. AVX2's 16-row tiles (one line a column) gain as well: with
-// 4 KiB multiples only, `RIDGE_ISA=avx2` 512 x 24 / 16 x 1000 ran 0.930 /
-// 0.955 (1024 x 24 x 1000 1.002).
+// 32 x 1000 1.12, 2 threads 512 / 1536 x 64 x 1000 1.17 / 1.07; A from
+// memory (tall tiles, 256 before) 2560 x 32 x 8192 1.36, 1536 x 64 x 8192
+// 1.08. Not for 16-bit A (a 48-row tile is 1.5 lines a column there): fp16
+// 512 / 1024 x 64 x 1000 0.94 / 0.97. Off such strides the long chunks stay:
+// 640 x 64 x 1000 (2.5 KiB) 1.03, 1000 x 64 x 1000 0.97. AVX2's 16-row tiles
+// (one line a column) gain as well: with 4 KiB multiples only,
+// `RIDGE_ISA=avx2` 512 x 24 / 16 x 1000 ran 0.930 / 0.955 (1024 x 24 x 1000
+// 1.002).
 bool columns_on_few_l1_sets(int64_t lda, Dtype input) {
     if (columns_4_kib_apart(lda, input)) return true;
     return dtype_bytes(input) == 4 && (lda * int64_t(dtype_bytes(input))) % kFewL1SetsStrideBytes == 0;
