@@ -106,15 +106,15 @@ int64_t pack_12_rows_strided(const typename Load::T* src, int64_t ld, int64_t kc
     return p0;
 }
 
-// Each row of the panel is read 16 k steps (64 bytes of fp32) at a time, rows
-// a page apart for large ld: runs of kc elements that the hardware prefetchers
-// barely start on before they end. So each block of 16 steps also prefetches
-// the same steps of the next panel's rows (the callers pack panels in order;
-// past the last panel the prefetch is a hint that faults nothing, and for a
-// last panel narrower than width it reaches rows that are not the next
-// panel's, harmlessly). Timed alone (a 256 x 1024 block of B, NN, 12-column
-// panels, the throwaway probe above): 6.6 -> 14.2 GB/s with B in memory
-// together with the whole-vector stores; with B in L3 no faster (25.8 -> 25.2).
+// 16 k steps at a time across all of the panel's rows (two groups of 16 for
+// A's 32), so that every block of steps has a load in flight from each row:
+// rows a page apart for large ld, runs of kc elements that the hardware
+// prefetchers barely start on before they end. Timed alone (a throwaway probe
+// packing 32-row panels of a transposed A in L3, MC x KC blocks as the driver
+// does), against 16 rows through all kc steps and then the next 16: 2000 x 300
+// (ld 300) 11.1-11.3 against 9.2-9.4 GB/s, 1024 x 1024 8.3-8.7 against 7.5-7.8,
+// A from memory (16384 x 1024) 8.9 against 8.2; a plain copy of the same
+// runs, untransposed, moved 13.3 / 10.6 / 10.4.
 template <typename Load>
 void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, int64_t kc,
                        int64_t width, float* dst) {
@@ -124,15 +124,12 @@ void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, in
         dst += done * 12;
         kc -= done;
     }
-    for (int64_t i0 = 0; i0 < width; i0 += 16) {  // 16 rows of the panel at a time
-        const __mmask16 store_lanes = first_lanes(width - i0);
-        const int64_t group_rows = std::min<int64_t>(16, rows - i0);
-        for (int64_t p0 = 0; p0 < kc; p0 += 16) {  // 16 k steps at a time
-            const int64_t steps = std::min<int64_t>(16, kc - p0);
-            const __mmask16 load_lanes = first_lanes(steps);
+    for (int64_t p0 = 0; p0 < kc; p0 += 16) {  // 16 k steps at a time
+        const int64_t steps = std::min<int64_t>(16, kc - p0);
+        const __mmask16 load_lanes = first_lanes(steps);
+        for (int64_t i0 = 0; i0 < width; i0 += 16) {  // 16 rows of the panel at a time
+            const int64_t group_rows = std::min<int64_t>(16, rows - i0);
             __m512 r[16];
-            for (int i = 0; i < group_rows; ++i)
-                _mm_prefetch(reinterpret_cast<const char*>(src + (i0 + i + width) * ld + p0), _MM_HINT_T0);
             for (int i = 0; i < 16; ++i) {
                 const typename Load::T* s = src + (i0 + i) * ld + p0;
                 r[i] = i >= group_rows ? _mm512_setzero_ps()
@@ -144,6 +141,7 @@ void pack_rows_strided(const typename Load::T* src, int64_t ld, int64_t rows, in
                 for (int g = 0; g < 4; ++g) store_4_steps_of_12_rows(r + 4 * g, dst + (p0 + 4 * g) * width);
                 continue;
             }
+            const __mmask16 store_lanes = first_lanes(width - i0);
             for (int64_t t = 0; t < steps; ++t)
                 _mm512_mask_storeu_ps(dst + (p0 + t) * width + i0, store_lanes, r[t]);
         }
