@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "gemm/claim.h"
 #include "gemm/gemm.h"
 #include "gemm_check.h"
 #include "ridge/cblas.h"
@@ -550,7 +551,11 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         // ir outside jr, rows: two blocks of 4 MR a thread, so that the slow thread,
         // whose tiles are the quicker, runs panels of both parities (both its buffers)
         {16 * MR, 3 * NR + 1, 4 * MR, 8 * MR, 0, false, true},
-        {6 * MR, 16 * NR + 5, 3 * MR, 0, (column_panels - column_panels / 2) * NR, false, true},  // columns, ir outside
+        // columns, ir outside jr: blocks of 4 A panels, so that a helper has some
+        // to take besides the last two it leaves to their owner (StepClaims);
+        // n = 24 NR + 1 (C no taller than wide, so columns are split): thread 1
+        // takes the upper 12 of 25 panels, in two B panels of at most 6 NR
+        {8 * MR, 24 * NR + 1, 4 * MR, 0, 13 * NR, false, true},
     };
     for (const Case& cs : cases) {
         Call c;
@@ -566,7 +571,9 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         g_slow_thread_tiles = 0, g_helped_tiles = 0;
         g_slow_thread_a.clear(), g_helper_a.clear();
         ridge::GemmPlan shared{&spy, tiny, 2};
-        shared.b_panel_columns_in_l2 = 2 * NR;  // taken only with B transposed
+        // Taken only with B transposed: steps of 4 micro-panels, so that a helper
+        // has some to take besides the last two it leaves to their owner (StepClaims).
+        shared.b_panel_columns_in_l2 = 4 * NR;
         shared.a_from_memory = cs.ir_outside_jr;
         shared.b_panel_columns_for_ir_outside_jr = cs.ir_outside_jr ? 6 * NR : 0;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()), shared));
@@ -581,6 +588,36 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         EXPECT_EQ(cs.ir_outside_jr, shared_a_panels == 0)
             << shared_a_panels << " packed A panels of thread 1's ran on its share on thread 0 too";
     }
+}
+
+// Claims on a posted step of micro-panels (StepClaims, the blocked path's
+// panel sharing): every panel claimed once, in order, in guided shares; a
+// helper's claims (`leave` 2: gemm_blocked.cpp's kPanelsLeftToOwner) never
+// take a step's last two panels, which its owner then claims; a new step's
+// claims start afresh.
+TEST(Threads, StepClaimsLeaveTheLastPanelsToTheOwner) {
+    ridge::StepClaims claims;
+    int64_t first = -1;
+    EXPECT_EQ(0, claims.claim(2, &first)) << "nothing is posted yet";
+    claims.post(40, 0);
+    ASSERT_EQ(10, claims.claim(2, &first)) << "a guided share: a quarter of 40 on 2 threads";
+    EXPECT_EQ(0, first);
+    int64_t next = 10;
+    for (int64_t n; (n = claims.claim(2, &first, 2)) > 0; next += n) {
+        EXPECT_EQ(next, first) << "claims run in order";
+        EXPECT_LE(first + n, 38) << "a helper took one of the last two panels";
+    }
+    EXPECT_EQ(38, next) << "the helper left more than the last two panels";
+    for (int64_t n; (n = claims.claim(2, &first)) > 0; next += n) EXPECT_EQ(next, first);
+    EXPECT_EQ(40, next) << "the owner's claims end at the step's last panel";
+
+    claims.post(3, 1);  // the next step, its first panel run by the owner before posting
+    EXPECT_EQ(0, claims.claim(2, &first, 2)) << "panels 1 and 2 are the last two: nothing for a helper";
+    ASSERT_EQ(1, claims.claim(2, &first));
+    EXPECT_EQ(1, first);
+    ASSERT_EQ(1, claims.claim(2, &first));
+    EXPECT_EQ(2, first);
+    EXPECT_EQ(0, claims.claim(2, &first));
 }
 
 // The same on the small path: both threads run small kernels, with A read in

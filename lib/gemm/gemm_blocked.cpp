@@ -26,6 +26,7 @@
 
 #include "dispatch/cpu_features.h"
 #include "gemm/blocked_schedule.h"
+#include "gemm/claim.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm/workspace.h"
@@ -344,7 +345,7 @@ void macro_kernel(const MacroStep& st, Range units, char* b_buffer) {
 // here: the two slices of a 2048^3 call finished 8-20% apart, at random from
 // call to call), so the faster thread would sit idle, at the end or at each
 // KC step's barrier. Instead each thread posts its current step on its board,
-// and claims its own micro-panels from it a few at a time (claim_panels); a
+// and claims its own micro-panels from it a few at a time (StepClaims); a
 // thread done with its own work up to a point (the whole call, or a KC step
 // of the team) claims the others' until they reach that point too, running each panel
 // with the step's packed A and B, where they are. A thread moves on to its
@@ -355,16 +356,8 @@ void macro_kernel(const MacroStep& st, Range units, char* b_buffer) {
 // out by its A panels instead (step_units): a helper packs each panel it
 // claims into a buffer of its own and runs it against the owner's B panel,
 // so no thread needs another's whole block of A packed.
-constexpr int kClaimBits = 20;  // bits of the claim word for the panel count and the next panel
-constexpr uint64_t kClaimMask = (uint64_t{1} << kClaimBits) - 1;
-// Steps with more micro-panels than the claim word counts are not posted (never
-// at NC's sizes: a few thousand). Claims never count past a step's panels.
-constexpr int64_t kMaxPostedPanels = int64_t(kClaimMask);
-
 struct alignas(64) StepBoard {
-    // step number (upper bits) | panel count | next unclaimed panel: claims
-    // compare the whole word, so a claim never lands on a later step's panels
-    std::atomic<uint64_t> claim{0};
+    StepClaims claims;  // of the posted step's panels
     std::atomic<int64_t> done{0};  // panels of the posted step finished, by anyone
     std::atomic<int64_t> reached{0};  // how far the owner has got (see help_until_others_reach)
     MacroStep step;  // written by the owner before it posts the step, read only by a thread holding a claim
@@ -391,35 +384,12 @@ void wait_turn(int64_t turn) {
         spin_wait_hint();
 }
 
-// Claims the next unclaimed panels of the step posted on board, guided: a
-// share of what is left (1 / (2 x threads) of it, at least one panel), so a
-// step takes a few claims, fewer as they shrink towards the end, where the
-// last panels still go one at a time to whoever is free. Why few: a claim is
-// a locked instruction, which waits until every store before it is globally
-// visible; with C streamed out (non-temporal stores) that is the write of the
-// whole previous panel to memory. One claim per panel measured 11% of the
-// time at 4096 x 4096 x 16 on 2 threads (perf: on the lock cmpxchg).
-// Returns the number of panels claimed, from *first on; 0 when none is left.
-int64_t claim_panels(StepBoard& board, int threads, int64_t* first) {
-    uint64_t word = board.claim.load(std::memory_order_acquire);
-    for (;;) {
-        const uint64_t next = word & kClaimMask, count = (word >> kClaimBits) & kClaimMask;
-        if (next >= count) return 0;
-        const uint64_t take = std::max<uint64_t>(1, (count - next) / (2 * uint64_t(threads)));
-        if (board.claim.compare_exchange_weak(word, word + take, std::memory_order_acq_rel,
-                                              std::memory_order_acquire)) {
-            *first = int64_t(next);
-            return int64_t(take);
-        }
-    }
-}
-
 // The owner's side: post the step, run panels until none is left unclaimed,
 // then wait for the ones other threads took.
 void run_shared_step(const PanelSharing& sh, const MacroStep& st, char* b_buffer) {
     StepBoard& board = sh.boards[sh.self];
     const int64_t panels = step_units(st);
-    if (panels > kMaxPostedPanels) {
+    if (panels > StepClaims::kMaxPanels) {
         macro_kernel(st, {0, panels}, b_buffer);
         return;
     }
@@ -431,15 +401,28 @@ void run_shared_step(const PanelSharing& sh, const MacroStep& st, char* b_buffer
     board.step = st;
     board.step.a_packed_by_first_micro_panel = nullptr;
     board.done.store(0, std::memory_order_relaxed);
-    const uint64_t number = (board.claim.load(std::memory_order_relaxed) >> (2 * kClaimBits)) + 1;
-    board.claim.store(number << (2 * kClaimBits) | uint64_t(panels) << kClaimBits | uint64_t(run_first),
-                      std::memory_order_release);
+    board.claims.post(panels, run_first);
     int64_t ran = run_first;
-    for (int64_t first, n; (n = claim_panels(board, sh.threads, &first)) > 0; ran += n)
+    for (int64_t first, n; (n = board.claims.claim(sh.threads, &first)) > 0; ran += n)
         macro_kernel(st, {first, first + n}, b_buffer);
     if (board.done.fetch_add(ran, std::memory_order_acq_rel) + ran == panels) return;
     for (int64_t turn = 0; board.done.load(std::memory_order_acquire) != panels; ++turn) wait_turn(turn);
 }
+
+// The last panels of each posted step a helper leaves to their owner. A panel
+// taken over reads the owner's packed A (and B panel) from the other core's
+// cache, more slowly than the owner runs it: where both threads keep pace, a
+// helper done first that takes the owner's last panel or two makes the owner
+// wait for it. Left to the owner, they cost a helper at most the
+// time the owner takes to run them. Measured on 2 threads against taking all
+// (`RIDGE_NUM_THREADS=2 build/bench/ridge-ab OLD NEW N N N 15-21`, an
+// experiment build, two processes each): 256^3 1.029-1.140, 320^3
+// 1.003-1.014, 384^3 0.998-1.005, 448^3 1.018-1.030, 512^3 1.004-1.051;
+// 1024^3 0.987-1.002, 2048^3 0.997-0.998, 2000 x 200 x 2000 (rows split)
+// 0.993-0.994, 4096 x 512 x 1024 (a team sharing B panels) 0.994-1.009. No
+// sharing at all measured the same at 256^3-448^3 (1.006-1.072), but leaves a
+// thread whose core is taken away for a while to finish its share alone.
+constexpr int64_t kPanelsLeftToOwner = 2;
 
 // Points a thread reaches: the end of each KC step of a team schedule (1, 2,
 // ...), and the end of its work.
@@ -455,7 +438,7 @@ void help_until_others_reach(const PanelSharing& sh, int64_t point, char* b_buff
             StepBoard& other = sh.boards[t];
             if (t == sh.self || other.reached.load(std::memory_order_acquire) >= point) continue;
             all_reached = false;
-            for (int64_t first, n; (n = claim_panels(other, sh.threads, &first)) > 0;) {
+            for (int64_t first, n; (n = other.claims.claim(sh.threads, &first, kPanelsLeftToOwner)) > 0;) {
                 MacroStep st = other.step;  // stable until this claim's panels are done
                 if (st.a_panels != nullptr) st.a_panels = sh.help_a_panels;
                 macro_kernel(st, {first, first + n}, b_buffer);
