@@ -35,6 +35,9 @@ using namespace ridge_test;
 
 namespace {
 
+// GemmPlan::a_rows_within_l2 for a plan whose op(A) counts as within L2 whatever its rows.
+constexpr int64_t kAllRows = INT64_MAX;
+
 // Memory the microkernel contract asks for: 64-byte aligned packed panels.
 struct AlignedFloats {
     explicit AlignedFloats(size_t count)
@@ -1716,7 +1719,7 @@ TEST(Kernels, BlockedPathPacksBInTheFirstTileWithThePackedBits) {
                 ridge::set_blocked_path_limits(&with_twin);
                 if (small) with_twin.blocking = {MR, NR, 48, 4 * MR, 3 * NR};
                 with_twin.threads = 1;
-                with_twin.a_within_l2 = a_twin;
+                with_twin.a_rows_within_l2 = a_twin ? kAllRows : 0;
                 ridge::GemmPlan packer_only = with_twin;
                 packer_only.kernel = &without;
                 SCOPED_TRACE(std::string(real->name) + " " + call.describe() + (small ? ", small blocks" : "") +
@@ -1779,7 +1782,7 @@ TEST(Kernels, BlockedPathReadsBFromL2InPlaceWhereCIsNotReadWithThePackedBits) {
                     ++serial;
                     ridge::GemmPlan in_l2 = plan_with_model_blocking(spy);
                     ridge::set_blocked_path_limits(&in_l2);
-                    in_l2.a_within_l2 = a_twin;
+                    in_l2.a_rows_within_l2 = a_twin ? kAllRows : 0;
                     in_l2.b_within_l2 = true;
                     ridge::GemmPlan packed = in_l2;
                     packed.b_within_l2 = false;
@@ -1856,11 +1859,11 @@ TEST(Kernels, BlockedPathPacksAInTheFirstMicroPanelWithThePackedBits) {
                     Operands ops(call, rng);
                     Guarded c_packed_first = ops.c;
                     const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-                    plan.a_within_l2 = false;
+                    plan.a_rows_within_l2 = 0;
                     g_packing_spy.calls = 0;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed_first.data()), plan));
                     ASSERT_EQ(0, g_packing_spy.calls) << "the twin ran with op(A) beyond L2";
-                    plan.a_within_l2 = true;
+                    plan.a_rows_within_l2 = kAllRows;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), plan));
                     if (sh.m >= MR && sh.n >= NR && (threads == 1 || sh.sliced))
                         EXPECT_GT(g_packing_spy.calls, 0) << "the twin never ran";

@@ -452,7 +452,7 @@ TEST(Threads, RowSlicesReadingBInPlacePackEachPanelOfAOnceWithOneThreadsBits) {
         Operands ops(c, rng);
         ridge::GemmPlan plan{&spy, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
         ridge::set_blocked_path_limits(&plan);
-        plan.a_within_l2 = true;
+        plan.a_rows_within_l2 = c.m;
         plan.b_within_l2 = true;
         ASSERT_GE(plan.blocking.KC, c.k) << "the test wants one KC step";
         ASSERT_LE(c.m, plan.blocking.MC) << "the test wants one block of A";
@@ -468,6 +468,50 @@ TEST(Threads, RowSlicesReadingBInPlacePackEachPanelOfAOnceWithOneThreadsBits) {
                 << "full panels of A packed by the twin, " << threads << " thread(s)"
                 << (threads == 2 && beta == 0.0f ? ": row slices pack each once" : "");
         }
+    }
+}
+
+// Row slices (C taller than wide: splits_rows in gemm_blocked.cpp) let the
+// first micro-panel's tiles pack A where a slice's rows fit L2, even where all
+// of op(A) does not (GemmPlan::a_rows_within_l2): with the limit at a slice's
+// rows both threads pack each of their full panels that way, one row short of
+// it none do, and one thread (all rows) none either. C bit for bit as on one thread.
+TEST(Threads, RowSlicesPackTheirAInTheFirstMicroPanelWhereTheSliceFitsL2) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 10;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    if (g_real_kernel->ukr_packing_a == nullptr) GTEST_SKIP() << g_real_kernel->name << " packs no A as it goes";
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.ukr_packing_a = &counting_packing_a;
+    const int64_t MR = spy.MR, NR = spy.NR;
+    Call c;
+    c.m = 8 * MR, c.n = 3 * NR, c.k = 40, c.beta = 0.5f, c.ldc_pad = 2;  // two slices of 4 MR panels
+    Operands ops(c, rng);
+    ridge::GemmPlan plan{&spy, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
+    ridge::set_blocked_path_limits(&plan);
+    ASSERT_GE(plan.blocking.KC, c.k) << "the test wants one KC step";
+    ASSERT_LE(c.m, plan.blocking.MC) << "the test wants one block of A";
+    Guarded one = ops.c;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()), plan));
+    const struct {
+        int threads;
+        int64_t rows_within_l2;
+        int panels_by_twin;
+    } cases[] = {{2, 4 * MR, 8}, {2, 4 * MR - 1, 0}, {1, 4 * MR, 0}};
+    for (const auto& cs : cases) {
+        SCOPED_TRACE(std::to_string(cs.threads) + " thread(s), " + std::to_string(cs.rows_within_l2) +
+                     " rows within L2");
+        plan.threads = cs.threads;
+        plan.a_rows_within_l2 = cs.rows_within_l2;
+        Guarded cc = ops.c;
+        g_a_panels_packed = 0;
+        ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));
+        EXPECT_EQ(cs.panels_by_twin, g_a_panels_packed.load()) << "full panels of A packed by the twin";
+        ASSERT_TRUE(cc.untouched_outside());
+        EXPECT_EQ(0, std::memcmp(one.data(), cc.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+            << "differs from one thread packing A first";
     }
 }
 

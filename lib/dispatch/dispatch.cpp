@@ -71,7 +71,7 @@ GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& cho
     plan.b_from_memory = b_comes_from_memory(cfg, args);
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, args);
-    plan.a_within_l2 = a_within_l2(args);
+    plan.a_rows_within_l2 = a_rows_within_l2(args);
     plan.b_within_l2 = b_within_l2(args);
     plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
     set_blocked_path_limits(&plan);

@@ -654,9 +654,11 @@ const GemmKernel& in_place_reader(const GemmChoice& choice, const GemmArgs& g) {
     return sibling ? *choice.in_place_sibling : *choice.kernel;
 }
 
-bool a_within_l2(const GemmArgs& g) {
-    return double(dtype_bytes(g.input)) * double(g.m) * double(g.k) <= double(machine_topology().l2.size_bytes);
+int64_t a_rows_within_l2(const GemmArgs& g) {
+    const int64_t row_bytes = int64_t(dtype_bytes(g.input)) * g.k;
+    return row_bytes <= 0 ? INT64_MAX : int64_t(machine_topology().l2.size_bytes) / row_bytes;
 }
+bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
 bool b_within_l2(const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) <= double(machine_topology().l2.size_bytes);
 }

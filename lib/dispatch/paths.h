@@ -85,7 +85,9 @@ bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel,
 // k steps per pass of the few-rows path's outer form over `rows` rows (m, or n on C^T); 0: one pass.
 int64_t few_rows_k_pass(int64_t rows, int64_t k);
 
-// Whether op(A) / op(B), as stored, fits L2 (GemmPlan::a_within_l2, b_within_l2).
+// Rows of op(A) (k deep, as stored) that fit L2 (GemmPlan::a_rows_within_l2).
+int64_t a_rows_within_l2(const GemmArgs& g);
+// Whether op(A) / op(B), as stored, fits L2 (GemmPlan::b_within_l2).
 bool a_within_l2(const GemmArgs& g);
 bool b_within_l2(const GemmArgs& g);
 // Whether op(A) is larger than the last-level cache (GemmPlan::a_from_memory).

@@ -305,7 +305,8 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // micro-panel before it shares out the rest: run_shared_step), fp32 A not
 // transposed (the twin copies MR-row runs of A's columns), not with A read in
 // place, the ir loop outside jr, B's first tile read in place or C streamed
-// out; and op(A) within L2: from memory the packing pass wins,
+// out; and the rows of op(A) the thread packs (all of m, or a row slice's
+// rows: GemmPlan::a_rows_within_l2) within L2: from memory the packing pass wins,
 // as it sweeps each column of the block in order while the twin reads 128
 // bytes from each of kc columns a page apart (1024^3 0.976-0.982, 1000^3
 // 0.967 on the Intel VM). Measured there (`RIDGE_NUM_THREADS=1 ridge-ab OLD
@@ -314,13 +315,16 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // 1.010, 640 x 480 x 1200 1.016; NT (k steps outside jc) 384^3 1.015, 640^3
 // 1.020, 512^3 0.999, 128 x 4096 x 4096 1.019 (op(A) 2 MiB, just within L2),
 // 256 x 1024 x 1024 1.011; 2 threads (column slices, each packing all of A)
-// 384^3 1.049, 512^3 1.024, 700 x 300 x 700 1.024. The twin's prefetch of A's
+// 384^3 1.049, 512^3 1.024, 700 x 300 x 700 1.024; row slices whose rows fit
+// L2 where all of op(A) does not (`RIDGE_NUM_THREADS=2`, an experiment
+// build): 2000 x 100 x 300 1.041, 2000 x 200 x 300 1.022, 1500 x 100 x 500
+// 1.018, 1200 x 300 x 400 1.000. The twin's prefetch of A's
 // source 16 or 32 k steps ahead instead of 8 measured no different. Tried beside it:
 // B read in place by every tile as well (oneDNN's kernel reads B's columns
 // where they are) 1.015 / 1.024 / 1.008 / 0.975 at 320^3 / 384^3 / 512^3 /
 // 768^3 against this alone: not kept.
 bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
-    return s.threads == 1 && plan.a_within_l2 && plan.kernel->ukr_packing_a != nullptr &&
+    return s.threads == 1 && g.m <= plan.a_rows_within_l2 && plan.kernel->ukr_packing_a != nullptr &&
            g.input == Dtype::f32 && !g.trans_a && !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b &&
            !plan.stream_c;
 }
