@@ -1,8 +1,11 @@
 // ridge-tune's rule for a crossover search cut short (tune/cut_short.h), and
-// the built-in figures it compares against.
+// the built-in figures it compares against; the AVX2 kernel it searches
+// besides the defaults (tune/asked_kernel.h).
 #include <gtest/gtest.h>
 
+#include "asked_kernel.h"
 #include "cut_short.h"
+#include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
 
 namespace {
@@ -38,6 +41,25 @@ TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
         EXPECT_EQ(cfg.skinny_max_columns[int(input)], builtin.skinny_max_columns[int(input)])
             << ridge::dtype_name(input);
     }
+}
+
+// ridge-tune searches the AVX2 fp32 kernel too (its MC alone) where the
+// library's default fp32 kernel is wider and the CPU has AVX2, so that
+// RIDGE_ISA=avx2 runs a measured blocking; never where AVX2 is the default
+// (searched in full as such) or absent.
+TEST(AskedKernel, IsTheAvx2KernelWhereTheDefaultIsWider) {
+    const ridge::GemmKernel& default_f32 = *ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    const ridge::GemmKernel* asked = ridge_tune::avx2_kernel_only_when_asked(default_f32);
+    if (default_f32.isa != ridge::Isa::avx2 && ridge::cpu_supports(ridge::Isa::avx2)) {
+        ASSERT_NE(nullptr, asked) << "default " << default_f32.name << " on a CPU with AVX2";
+        EXPECT_EQ(ridge::Isa::avx2, asked->isa) << asked->name;
+        EXPECT_EQ(ridge::Dtype::f32, asked->input) << asked->name;
+    } else {
+        EXPECT_EQ(nullptr, asked) << "default " << default_f32.name;
+    }
+    ridge::GemmKernel avx2_default = default_f32;
+    avx2_default.isa = ridge::Isa::avx2;
+    EXPECT_EQ(nullptr, ridge_tune::avx2_kernel_only_when_asked(avx2_default)) << "AVX2 is the default itself";
 }
 
 }  // namespace

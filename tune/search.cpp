@@ -165,6 +165,35 @@ double Budget::elapsed() const {
 }
 double Budget::left() const { return std::max(0.0, total_ - elapsed()); }
 
+namespace {
+
+// The final word: the model's point against the chosen one, more rounds (at
+// least 9, within `seconds`). A moved point must win by kMinGain and lose
+// nowhere by more than 1%, else the model's point stands.
+void final_comparison(KernelSearch& s, std::vector<Problem>& problems, double seconds, double round_seconds) {
+    const int rounds = std::max(9, rounds_for(seconds, 2, round_seconds));
+    const Measured m = measure(s, problems, {s.model, s.chosen}, rounds);
+    s.model_gflops = m.gflops[0];
+    s.chosen_gflops = m.gflops[1];
+    s.searched = true;
+    if (same(s.model, s.chosen)) {
+        s.note = "the model's point won the search";
+        s.chosen_gflops = s.model_gflops;
+    } else if (geomean(m.ratio[1]) <= kMinGain || !no_size_loses(m.ratio[1], kMaxLossFinal)) {
+        s.note = "the searched point did not beat the model's clearly at every size in the final comparison: "
+                 "model kept";
+        s.chosen = s.model;
+        s.chosen_gflops = s.model_gflops;
+    } else {
+        char line[96];
+        std::snprintf(line, sizeof line, "searched point %.1f%% faster than the model's (geometric mean)",
+                      100.0 * (geomean(m.ratio[1]) - 1.0));
+        s.note = line;
+    }
+}
+
+}  // namespace
+
 void search_blocking(KernelSearch& s, double seconds) {
     const GemmKernel& k = *s.kernel;
     std::vector<Problem> problems = make_problems(s);
@@ -211,27 +240,21 @@ void search_blocking(KernelSearch& s, double seconds) {
           kShareMC * seconds, round_seconds);
     stage(s, problems, {s.chosen, scale_nc(k, s.chosen, 0.5), scale_nc(k, s.chosen, 2.0)}, kShareNC * seconds,
           round_seconds);
-    // The final word: the model's point against the chosen one, more rounds.
-    // A moved point must win by kMinGain and lose nowhere by more than 1%.
-    const int rounds = std::max(9, rounds_for(kShareFinal * seconds, 2, round_seconds));
-    const Measured m = measure(s, problems, {s.model, s.chosen}, rounds);
-    s.model_gflops = m.gflops[0];
-    s.chosen_gflops = m.gflops[1];
-    s.searched = true;
-    if (same(s.model, s.chosen)) {
-        s.note = "the model's point won the search";
-        s.chosen_gflops = s.model_gflops;
-    } else if (geomean(m.ratio[1]) <= kMinGain || !no_size_loses(m.ratio[1], kMaxLossFinal)) {
-        s.note = "the searched point did not beat the model's clearly at every size in the final comparison: "
-                 "model kept";
-        s.chosen = s.model;
-        s.chosen_gflops = s.model_gflops;
-    } else {
-        char line[96];
-        std::snprintf(line, sizeof line, "searched point %.1f%% faster than the model's (geometric mean)",
-                      100.0 * (geomean(m.ratio[1]) - 1.0));
-        s.note = line;
-    }
+    final_comparison(s, problems, kShareFinal * seconds, round_seconds);
+}
+
+void search_blocking_mc(KernelSearch& s, double seconds) {
+    const GemmKernel& k = *s.kernel;
+    std::vector<Problem> problems = make_problems(s);
+    s.chosen = s.model;
+    double round_seconds = 0;
+    for (Problem& p : problems) round_seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(k, s.model)));
+    const double final_share = 0.5;
+    stage(s, problems,
+          {s.chosen, scale_mc(k, s.chosen, 0.5), scale_mc(k, s.chosen, 0.75), scale_mc(k, s.chosen, 1.5),
+           scale_mc(k, s.chosen, 2.0)},
+          (1 - final_share) * seconds, round_seconds);
+    final_comparison(s, problems, final_share * seconds, round_seconds);
 }
 
 GridResult exhaustive_grid(const KernelSearch& s) {

@@ -41,6 +41,7 @@ struct KernelSearch {
     std::vector<double> chosen_gflops;
     std::vector<Trial> trials;           // everything the search measured, in order
     bool searched = false;               // false: chosen is the model's point, unmeasured
+    bool only_when_asked = false;        // a kernel the library runs here only under RIDGE_ISA (search_blocking_mc)
     std::string note;                    // how chosen came about
 };
 
@@ -52,6 +53,11 @@ struct KernelSearch {
 // one (at least 9 rounds): the chosen point stands only if it gains 1% and
 // keeps 99% at every size, else the model's is kept.
 void search_blocking(KernelSearch& s, double seconds);
+
+// The MC stage alone (KC and NC the model's), then the same final
+// comparison: for a kernel the library runs here only when asked to
+// (RIDGE_ISA=avx2 on an AVX-512 machine), in a few seconds of the budget.
+void search_blocking_mc(KernelSearch& s, double seconds);
 
 // `--exhaustive`: every point of a grid around the model (KC and MC from
 // a quarter to three times the model's, NC half to twice), one round each; the
