@@ -1097,6 +1097,26 @@ TEST(Kernels, SkinnySweepBlocksAreEqualAndFitTheScratch) {
 // Then C through two such chunks and a partial one (k = 135 at lda 1024), A
 // from a cache and from memory, beta 0.5: within the error bound of the exact
 // product, A and B untouched (run_driver).
+// An fp32 A in a cache on the skinny sweep's tall tiles (48 x 8, 32 or 40
+// columns of C: not a multiple of the kernel's NR) takes chunks of 256
+// columns (gemm_skinny.cpp, kCachedTallChunkColumnsF32); on the kernel's own
+// tiles (48 columns), or a 16-bit A, chunks stay 512.
+TEST(Kernels, SkinnySweepOfACachedFp32AOnTallTilesTakes256Columns) {
+    int kernels = 0;
+    for (const ridge::GemmKernel* ker : kernels_with_skinny_path()) {
+        if (ker->skinny_tall == nullptr || ker->NR != 12) continue;
+        ++kernels;
+        SCOPED_TRACE(ker->name);
+        for (int64_t lda : {int64_t{448}, int64_t{1000}, int64_t{4000}}) {
+            EXPECT_EQ(256, sweep_chunk_for(*ker, lda, 32, lda, false)) << "n 32, lda " << lda;
+            EXPECT_EQ(256, sweep_chunk_for(*ker, lda, 40, lda, false)) << "n 40, lda " << lda;
+            EXPECT_EQ(512, sweep_chunk_for(*ker, lda, 48, lda, false)) << "n 48 (12-column tiles), lda " << lda;
+            EXPECT_EQ(512, sweep_chunk_for(*ker, lda, 32, lda, false, ridge::Dtype::f16)) << "fp16, lda " << lda;
+        }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no kernel with 48 x 8 tall tiles beside 12-column tiles runs on this CPU";
+}
+
 TEST(Kernels, SkinnySweepTakesShortChunksWhereAsColumnsAre4KiBApart) {
     const uint32_t seed = test_seed() + 32;
     SCOPED_TRACE(seed_note(seed));

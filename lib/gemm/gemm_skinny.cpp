@@ -118,6 +118,19 @@ constexpr int64_t kMaxChunkColumns = 64;
 // 4096 0.96-0.98, 4000 x 64 x 4000 0.97-0.98), so an A from memory keeps the
 // rules above, but on the tall tiles (next).
 constexpr int64_t kCachedChunkColumns = 512;
+// On the Intel VM an fp32 A in a cache on the tall tiles (48 x 8: uses_tall_tiles,
+// whose column groups after the first reread the tile from L2) ran better on
+// 256 columns: a 48-row tile of 256 columns is 48 KiB, of 512 twice L1.
+// Against 512 (`RIDGE_NUM_THREADS=T build/bench/ridge-ab OLD NEW M N K 11
+// [TRANS]`, an experiment build reading the chunk from the environment): 1
+// thread 448 x 32 x 2048 1.032-1.042, 500 x 32 x 2048 1.025-1.027, 1000 x 32
+// x 1000 1.038-1.040, 1000 x 40 x 1000 1.021, 32 x 1000 x 1000 NT (on C^T)
+// 1.037, 1000 x 64 x 1000 1.009-1.013; 2 threads 448 x 32 x 2048 1.025;
+// elsewhere 0.996-1.001 (512 x 64 x 2048, 2048 x 32 x 512, 1024 x 64 x 1024,
+// 2000 x 32 x 2000, 384 x 32 x 4096). 128 columns lost at 1000 x 32 x 1000
+// (0.950) and 1000 x 40 x 1000 (0.930), 384 gained less (1.006-1.013). A 16-bit
+// A measured no different (fp16 / bf16 0.991-1.008): it keeps 512.
+constexpr int64_t kCachedTallChunkColumnsF32 = 256;
 // An fp32 A from memory on the tall tiles (uses_tall_tiles: past 20 columns,
 // or at a power-of-two stride) goes further too: those tiles prefetch the
 // next into L2 only, so a longer one does not crowd L1. 256 columns a
@@ -558,7 +571,8 @@ int64_t skinny_chunk_columns(int64_t n, Dtype input, bool a_from_memory, int64_t
     if (f32_from_memory && columns_4_kib_apart(lda, input) && n <= kPowerOfTwoStrideMaxColumns)
         return kPowerOfTwoStrideChunk;
     if (n < kMemoryBoundColumns) return 16;
-    if (!a_from_memory) return columns_on_few_l1_sets(lda, input) ? kMaxChunkColumns : kCachedChunkColumns;
+    if (!a_from_memory && columns_on_few_l1_sets(lda, input)) return kMaxChunkColumns;
+    if (!a_from_memory) return tall_tiles && dtype_bytes(input) == 4 ? kCachedTallChunkColumnsF32 : kCachedChunkColumns;
     if (f32_from_memory && n <= kFewStreamsColumnsF32) return 16;
     if (f32_from_memory && tall_tiles)
         return columns_on_few_l1_sets(lda, input) ? kMaxChunkColumns : kTallChunkColumnsFromMemory;
