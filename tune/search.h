@@ -54,9 +54,18 @@ struct KernelSearch {
 // keeps 99% at every size, else the model's is kept.
 void search_blocking(KernelSearch& s, double seconds);
 
-// The MC stage alone (KC and NC the model's), then the same final
-// comparison: for a kernel the library runs here only when asked to
-// (RIDGE_ISA=avx2 on an AVX-512 machine), in a few seconds of the budget.
+// For a kernel the library runs here only when asked to (RIDGE_ISA=avx2 on an
+// AVX-512 machine), in a few seconds of the budget: the model's point (which
+// fills L2 with the block of A but for a way or two) against 3/4 of its MC,
+// taken where it is at least as fast (any gain in the geometric mean, no
+// size below 99%), then the same final comparison with that gain. On the
+// Intel VM the model's MC 896 ran 1.4 MB blocks of A at 2048^3 and lost to
+// MC 672 by 0-7% from run to run (ridge-tune's rounds: 1.006, 1.02, 1.07;
+// `RIDGE_ISA=avx2 PROFILE_B=... ridge-ab LIB LIB n n n 11`: 1024^3 1.032,
+// 2048^3 1.028), never the other way; with the full search's 1% margin a
+// smaller MC was taken in two tuner runs of four (the main job's not among
+// them: its AVX2 2048^3 then ran 83.5% of the AVX2 peak). Half the model's MC lost 2% at 512^3 (two blocks of A for
+// one), and more than the model's 15% at 1024^3-2048^3.
 void search_blocking_mc(KernelSearch& s, double seconds);
 
 // `--exhaustive`: every point of a grid around the model (KC and MC from
