@@ -170,6 +170,13 @@ double Budget::left() const { return std::max(0.0, total_ - elapsed()); }
 
 namespace {
 
+// One round of one candidate (the model's point) over all sizes, at least one 2 ms sample per size.
+double seconds_per_round(const KernelSearch& s, std::vector<Problem>& problems) {
+    double seconds = 0;
+    for (Problem& p : problems) seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(*s.kernel, s.model)));
+    return seconds;
+}
+
 // The final word: the model's point against the chosen one, more rounds (at
 // least 9, within `seconds`). A moved point must win by `min_gain` and lose
 // nowhere by more than 1%, else the model's point stands.
@@ -202,9 +209,7 @@ void search_blocking(KernelSearch& s, double seconds) {
     const GemmKernel& k = *s.kernel;
     std::vector<Problem> problems = make_problems(s);
     s.chosen = s.model;
-    // One round of one candidate over all sizes, at least one 2 ms sample per size.
-    double round_seconds = 0;
-    for (Problem& p : problems) round_seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(k, s.model)));
+    const double round_seconds = seconds_per_round(s, problems);
     // Down to a quarter: a kernel's KC floor (AMX's) may sit above what this machine's L1 prefers.
     // Up to 2.5x: where one block holds all of A's rows (the one-thread order at 1024^3-2048^3),
     // KC 416 ran 1.005-1.007x KC 320 on the Zen 4 (same build, two profiles, three processes;
@@ -251,8 +256,7 @@ void search_blocking_mc(KernelSearch& s, double seconds) {
     const GemmKernel& k = *s.kernel;
     std::vector<Problem> problems = make_problems(s);
     s.chosen = s.model;
-    double round_seconds = 0;
-    for (Problem& p : problems) round_seconds += std::max(2e-3, seconds_per_call(p, blocked_plan(k, s.model)));
+    const double round_seconds = seconds_per_round(s, problems);
     const double final_share = 0.5;
     stage(s, problems, {s.chosen, scale_mc(k, s.chosen, 0.75)}, (1 - final_share) * seconds, round_seconds,
           kMinGainSmallerBlock);
