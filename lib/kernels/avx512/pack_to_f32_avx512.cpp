@@ -15,8 +15,9 @@
 // packers 10% of the library's samples, nearly all on their loads), well below
 // the 20-23 GB/s one core streams from memory. Below: whole panels loaded and
 // stored without masks, a 12-row panel's k steps stored as whole vectors
-// (store_4_steps_of_12_rows), and a strided panel's next panel prefetched.
-// Against the build without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K
+// (store_4_steps_of_12_rows), and a strided panel's next panel prefetched
+// (since replaced: pack_rows_strided now reads all of a panel's rows per 16 k
+// steps, without it). Against the build without them (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K
 // ROUNDS [TRANS [TYPE]]`), all but the 12-row stores of B transposed: 1024^3
 // 1.041 / 1.051, 2048^3 1.001 / 1.043, TN 1.030, NT 1.016, TT 1.023, fp16
 // inputs 1.048, 2 threads 2048^3 1.040; then those: NT 1.044 / 1.051, TT 1.038
