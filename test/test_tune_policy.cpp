@@ -1,10 +1,12 @@
 // ridge-tune's rule for a crossover search cut short (tune/cut_short.h), and
 // the built-in figures it compares against; the AVX2 kernel it searches
-// besides the defaults (tune/asked_kernel.h).
+// besides the defaults (tune/asked_kernel.h); where a bandwidth sweep's
+// plateau ends (tune/knee.h).
 #include <gtest/gtest.h>
 
 #include "asked_kernel.h"
 #include "cut_short.h"
+#include "knee.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
 
@@ -60,6 +62,37 @@ TEST(AskedKernel, IsTheAvx2KernelWhereTheDefaultIsWider) {
     ridge::GemmKernel avx2_default = default_f32;
     avx2_default.isa = ridge::Isa::avx2;
     EXPECT_EQ(nullptr, ridge_tune::avx2_kernel_only_when_asked(avx2_default)) << "AVX2 is the default itself";
+}
+
+// The read sweep of a ridge-tune run on the Xeon VM (family 6 model 167, L2
+// 2 MiB, DRAM about 12 GB/s), from 4 MiB up: the L3 plateau at 24-28 GB/s
+// with single slow points at 23 MiB and 64 MiB before the fall from 128 MiB.
+std::vector<ridge_tune::BandwidthPoint> xeon_l3_sweep() {
+    return {{4194304, 27.9},    {5931520, 27.6},    {8388608, 25.1},    {11863040, 24.5},
+            {16777216, 24.3},   {23726336, 20.1},   {33554432, 25.1},   {47452928, 24.8},
+            {67108864, 19.1},   {94906112, 23.2},   {134217728, 19.7},  {189812480, 15.6},
+            {268435456, 13.5},  {379624960, 12.3},  {536870912, 12.4}};
+}
+
+TEST(KneeAfter, OneSlowPointDoesNotEndThePlateau) {
+    // Plateau 27.6 GB/s, floor 20.7: 23 MiB (20.1) and 64 MiB (19.1) dip alone;
+    // from 128 MiB (19.7, then 15.6) the bandwidth stays below.
+    EXPECT_EQ(ridge_tune::knee_after(xeon_l3_sweep(), 4194304), 94906112);
+}
+
+TEST(KneeAfter, ADropThatStaysEndsThePlateauAtTheLastSizeBeforeIt) {
+    const std::vector<ridge_tune::BandwidthPoint> l2 = {
+        {131072, 170}, {262144, 165}, {524288, 168}, {1048576, 162}, {1482752, 150}, {2097152, 66}, {2965760, 32}};
+    EXPECT_EQ(ridge_tune::knee_after(l2, 131072), 1482752);
+    // The sweep's last point falling is a drop on its own.
+    const std::vector<ridge_tune::BandwidthPoint> ends = {{1, 100}, {2, 100}, {4, 100}, {8, 100}, {16, 40}};
+    EXPECT_EQ(ridge_tune::knee_after(ends, 1), 8);
+}
+
+TEST(KneeAfter, NoDropOrTooFewPointsIsNoKnee) {
+    const std::vector<ridge_tune::BandwidthPoint> flat = {{1, 100}, {2, 90}, {4, 110}, {8, 70}, {16, 100}};
+    EXPECT_EQ(ridge_tune::knee_after(flat, 1), 0) << "one point at 70% and back up is noise";
+    EXPECT_EQ(ridge_tune::knee_after(flat, 4), 0) << "fewer than four points from the start";
 }
 
 }  // namespace

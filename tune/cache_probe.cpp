@@ -14,11 +14,6 @@ namespace {
 constexpr int64_t KiB = 1024;
 constexpr int64_t MiB = 1024 * KiB;
 
-// A plateau ends where the bandwidth falls below this share of it: a cache
-// level's edge halves the bandwidth or worse on x86 cores (L2 -> L3 -> DRAM),
-// while noise on a shared VM moves single points by 10-20%.
-constexpr double kKneeFraction = 0.75;
-
 // Median GB/s of reading the first `bytes` of `buf` repeatedly: every sample
 // reads at least 32 MiB, so small sizes are timed over many passes.
 double read_gbps(const float* buf, int64_t bytes) {
@@ -65,18 +60,6 @@ std::string rejection(const ridge::CacheLevel& checked) {
 }
 
 }  // namespace
-
-int64_t knee_after(const std::vector<BandwidthPoint>& sweep, int64_t start_bytes) {
-    size_t first = 0;
-    while (first < sweep.size() && sweep[first].bytes < start_bytes) ++first;
-    if (sweep.size() - first < 4) return 0;
-    double head[3] = {sweep[first].gbps, sweep[first + 1].gbps, sweep[first + 2].gbps};
-    std::sort(head, head + 3);
-    const double plateau = head[1];
-    for (size_t i = first; i < sweep.size(); ++i)
-        if (sweep[i].gbps < kKneeFraction * plateau) return i == first ? 0 : sweep[i - 1].bytes;
-    return 0;
-}
 
 ridge::CacheTopology TunerTopology::model_input() const {
     ridge::CacheTopology t;

@@ -7,15 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "knee.h"
 #include "tuning/topology.h"
 
 namespace ridge_tune {
-
-// One point of the sweep: one thread reading a buffer of `bytes` over and over.
-struct BandwidthPoint {
-    int64_t bytes = 0;
-    double gbps = 0;  // median of the repetitions
-};
 
 struct CacheFigure {
     int level = 0;
@@ -38,10 +33,5 @@ struct TunerTopology {
 // Runs the sweep (16 KiB to `max_bytes`, two sizes per octave; ~3-5 s) and
 // combines it with hwloc's report.
 TunerTopology probe_caches(int64_t max_bytes);
-
-// The knee of the sweep after `start_bytes`: the largest size up to which every
-// point keeps at least 75% of the bandwidth of the plateau that begins there
-// (the median of the first three points). 0 when no drop follows the plateau.
-int64_t knee_after(const std::vector<BandwidthPoint>& sweep, int64_t start_bytes);
 
 }  // namespace ridge_tune
