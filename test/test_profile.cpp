@@ -251,6 +251,28 @@ TEST(ProfileParse, SmallPathLimitOnOneThread) {
     expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone");
 }
 
+// The one-thread limit for A on cache lines: optional beside the other, read
+// with or without it; a string in its place refuses the profile.
+TEST(ProfileParse, SmallPathLimitOnOneThreadWithAOnLines) {
+    Parts p;
+    p.small_path = "\"small_path\": {\"max_volume\": 4096, \"max_a_floats\": 262144, \"max_volume_alone\": "
+                   "262144, \"max_volume_alone_lined_a\": 9.0e7}";
+    Result r = parse(p.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_TRUE(r.profile.has_small_alone);
+    EXPECT_TRUE(r.profile.has_small_alone_lined_a);
+    EXPECT_EQ(262144.0, r.profile.small_max_volume_alone);
+    EXPECT_EQ(9.0e7, r.profile.small_max_volume_alone_lined_a);
+    p.small_path = "\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, \"max_volume_alone_lined_a\": 5}";
+    r = parse(p.text());
+    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+    EXPECT_FALSE(r.profile.has_small_alone);
+    EXPECT_TRUE(r.profile.has_small_alone_lined_a);
+    EXPECT_EQ(5.0, r.profile.small_max_volume_alone_lined_a);
+    p.small_path = "\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, \"max_volume_alone_lined_a\": \"8\"}";
+    expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone_lined_a");
+}
+
 TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     Parts no_small;
     no_small.small_path = "";
@@ -266,6 +288,7 @@ TEST(ProfileParse, OptionalPartsMayBeAbsent) {
     ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
     EXPECT_TRUE(r.profile.has_small_path);
     EXPECT_FALSE(r.profile.has_small_alone) << "the one-thread limit is optional within small_path";
+    EXPECT_FALSE(r.profile.has_small_alone_lined_a) << "so is the one for A on lines";
     EXPECT_FALSE(r.profile.has_threads);
     EXPECT_EQ(0.0, r.profile.min_flops_per_thread);
     EXPECT_FALSE(r.profile.has_small_threads);
@@ -689,6 +712,10 @@ TEST(ProfileParse, FiguresOutOfRangeAreCorrupt) {
         p.small_path =
             std::string("\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, \"max_volume_alone\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone");
+        p = Parts();
+        p.small_path = std::string("\"small_path\": {\"max_volume\": 1, \"max_a_floats\": 1, "
+                                   "\"max_volume_alone_lined_a\": ") + bad + "}";
+        expect_refused(p.text(), ProfileStatus::corrupt, "small_path.max_volume_alone_lined_a");
         p = Parts();
         p.threads = std::string("\"threads\": {\"min_flops_per_thread\": ") + bad + "}";
         expect_refused(p.text(), ProfileStatus::corrupt, "threads.min_flops_per_thread");

@@ -45,7 +45,8 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     }
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
-           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000},\n"
+           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000, "
+           "\"max_volume_alone_lined_a\": 300000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
            "  \"stream_c\": {\"min_bytes\": " +
@@ -213,12 +214,14 @@ void expect_16bit_skinny_path_follows(const ridge::RuntimeConfig& cfg, bool expe
 }
 
 // A call that runs on one thread takes the small path above the profile's
-// small-path volume (1000 here) up to its one-thread volume (260000), where
+// small-path volume (1000 here) up to its one-thread volume (260000; 300000
+// for A transposed, which the small path packs onto cache lines), where
 // the same call on a team takes the blocked path (small_path_alone in
 // paths.cpp), and C comes out the same bit for bit either way, in one KC
-// step and in two (the profile's KC is 64); above that (61 x 59 x 76) one
-// thread takes the blocked path too. Without the profile, all of them are
-// within the built-in volume where the small path takes any shape, on any team.
+// step and in two (the profile's KC is 64); above that (61 x 59 x 76 with A
+// as stored) one thread takes the blocked path too. Without the profile, all
+// of them are within the built-in volume where the small path takes any
+// shape, on any team.
 void expect_small_path_alone(bool expect_profile) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> dist(-1, 1);
@@ -245,7 +248,8 @@ void expect_small_path_alone(bool expect_profile) {
                 ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));
                 path[run] = r.path, threads[run] = r.threads;
             }
-            const bool alone_small = !expect_profile || double(m) * n * k <= 260000;
+            const double limit = trans_a ? 300000 : 260000;  // (A's columns 61 floats apart: off lines)
+            const bool alone_small = !expect_profile || double(m) * n * k <= limit;
             EXPECT_STREQ(alone_small ? "small" : "blocked", path[0]) << "on one thread";
             if (threads[1] < 2) continue;  // OpenMP gave no second thread: nothing to compare
             EXPECT_STREQ(expect_profile ? "blocked" : "small", path[1]) << "on two threads";
@@ -261,6 +265,50 @@ void expect_small_path_alone(bool expect_profile) {
                     ASSERT_NEAR(want, c[0][size_t(i + j * m)], 2.0 * k * 6e-8 * mag) << "C(" << i << "," << j << ")";
                 }
         }
+}
+
+// One thread, A as stored: the small path's limit is the profile's one for A
+// on cache lines (300000) where every column of A starts on a 64-byte line,
+// else the other (260000): 64 x 64 x 70 (286720) takes the small path with A
+// on lines, the blocked path with A 16 bytes past one, or with lda = 65 (the
+// first column on a line, the next ones not). The same bits either way.
+// Without the profile the built-in volume takes all three.
+void expect_small_path_alone_by_where_a_starts(bool expect_profile) {
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    const int m = 64, n = 64, k = 70;
+    struct Placement {
+        const char* what;
+        int64_t offset, lda;
+        bool on_lines;
+    };
+    const Placement placements[] = {{"on lines", 0, 64, true}, {"16 bytes past a line", 4, 64, false},
+                                    {"lda = 65", 0, 65, false}};
+    float* storage = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * (65 * k + 64)));
+    ASSERT_NE(nullptr, storage);
+    std::vector<float> b(size_t(k) * n);
+    for (float& x : b) x = dist(rng);
+    std::vector<float> first_c;
+    for (const Placement& where : placements) {
+        SCOPED_TRACE(where.what);
+        float* a = storage + where.offset;
+        for (int64_t i = 0; i < where.lda * k; ++i) a[i] = float((i * 7) % 13) * 0.125f;  // the same A at each place
+        std::vector<float> c(size_t(m) * n, 1.0f);
+        ridge_set_num_threads(1);
+        const ridge_status status = ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 0.5f, a,
+                                                where.lda, b.data(), k, 0.0f, c.data(), m);
+        ridge_report r;
+        const ridge_status reported = ridge_last_report(&r);
+        ridge_set_num_threads(0);
+        ASSERT_EQ(RIDGE_SUCCESS, status);
+        ASSERT_EQ(RIDGE_SUCCESS, reported);
+        EXPECT_STREQ(!expect_profile || where.on_lines ? "small" : "blocked", r.path);
+        EXPECT_EQ(1, r.threads);
+        if (where.lda != 64) continue;  // (another A: its own C)
+        if (first_c.empty()) first_c = c;
+        else EXPECT_EQ(0, std::memcmp(first_c.data(), c.data(), c.size() * sizeof(float))) << "the two paths differ";
+    }
+    std::free(storage);
 }
 
 // A strided batch on one thread takes the small path to the same one-thread
@@ -369,6 +417,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     if (expect_profile) {
         EXPECT_EQ(1000.0, cfg.small_max_volume);
         EXPECT_EQ(260000.0, cfg.small_max_volume_alone);
+        EXPECT_EQ(300000.0, cfg.small_max_volume_alone_lined_a);
         EXPECT_EQ(5000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
         EXPECT_EQ(4321.0, cfg.small_min_flops_per_thread);
@@ -396,6 +445,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     expect_few_rows_follow_the_thin_rule(cfg);
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
         expect_small_path_alone(expect_profile);
+        expect_small_path_alone_by_where_a_starts(expect_profile);
         expect_batch_small_path_alone(expect_profile);
     }
 }

@@ -1,12 +1,14 @@
 // ridge-tune's rule for a crossover search cut short (tune/cut_short.h), and
 // the built-in figures it compares against; the AVX2 kernel it searches
 // besides the defaults (tune/asked_kernel.h); where a bandwidth sweep's
-// plateau ends (tune/knee.h).
+// plateau ends (tune/knee.h); where a timed problem's matrices start
+// (tune/timing.h: Placement).
 #include <gtest/gtest.h>
 
 #include "asked_kernel.h"
 #include "cut_short.h"
 #include "knee.h"
+#include "timing.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
 
@@ -93,6 +95,27 @@ TEST(KneeAfter, NoDropOrTooFewPointsIsNoKnee) {
     const std::vector<ridge_tune::BandwidthPoint> flat = {{1, 100}, {2, 90}, {4, 110}, {8, 70}, {16, 100}};
     EXPECT_EQ(ridge_tune::knee_after(flat, 1), 0) << "one point at 70% and back up is noise";
     EXPECT_EQ(ridge_tune::knee_after(flat, 4), 0) << "fewer than four points from the start";
+}
+
+// The small path's crossover is timed with A off a line (16 bytes past, as
+// glibc's malloc puts a large block) and on one: each malloc'd address (a
+// multiple of 16) moves to the next such place within its spare line.
+TEST(Placement, MovesAMatrixToTheSameOffsetFromALineWhereverMallocPutIt) {
+    using ridge_tune::Placement;
+    for (uintptr_t line : {uintptr_t(0x10000), uintptr_t(0x7f0000001240)}) {
+        for (uintptr_t at = 0; at < 64; at += 16) {
+            const uintptr_t address = line + at;
+            const size_t on = ridge_tune::bytes_to_placement(address, Placement::on_line);
+            const size_t off = ridge_tune::bytes_to_placement(address, Placement::off_line);
+            EXPECT_EQ(0u, (address + on) % 64) << at;
+            EXPECT_EQ(16u, (address + off) % 64) << at;
+            EXPECT_LT(on, 64u);
+            EXPECT_LT(off, 64u);
+            EXPECT_EQ(0u, ridge_tune::bytes_to_placement(address, Placement::as_allocated));
+        }
+    }
+    EXPECT_EQ(0u, ridge_tune::bytes_to_placement(0x10010, Placement::off_line)) << "already 16 bytes past a line";
+    EXPECT_EQ(48u, ridge_tune::bytes_to_placement(0x10010, Placement::on_line));
 }
 
 }  // namespace

@@ -147,6 +147,8 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
         j["small_path"] = {{"max_volume", run.crossover.small_max_volume}, {"max_a_floats", run.small_max_a_floats}};
         if (run.crossover.small_alone_measured)
             j["small_path"]["max_volume_alone"] = run.crossover.small_max_volume_alone;
+        if (run.crossover.small_max_volume_alone_lined_a > 0)
+            j["small_path"]["max_volume_alone_lined_a"] = run.crossover.small_max_volume_alone_lined_a;
     }
     // fp32's figure is the one a skinny_path must have; the 16-bit ones where measured.
     const int64_t* skinny = run.crossover.skinny_max_columns;

@@ -225,6 +225,8 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
             }
     search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
                            cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
+    search_small_crossover_lined_a(*f32.kernel, f32.chosen, cfg.small_max_a_floats, std::max(2.0, budget.left()),
+                                   &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
     for (const std::string& line : run.gemv.lines) run.crossover.lines.push_back(line);
     for (const std::string& line : run.a_in_place.lines) run.crossover.lines.push_back(line);
@@ -248,6 +250,9 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     else
         std::printf("  small path on one thread: not measured beyond the library's own limit, left out of the "
                     "profile (before this run %.4g)\n", cfg.small_max_volume_alone);
+    if (run.crossover.small_max_volume_alone_lined_a > 0)
+        std::printf("  small path on one thread with A's columns on cache lines up to m*n*k = %.4g (before this run "
+                    "%.4g)\n", run.crossover.small_max_volume_alone_lined_a, cfg.small_max_volume_alone_lined_a);
     std::printf("  a thread per %.3g flops%s on the blocked path (before %.3g), %.3g%s on the small path (before %.3g)\n",
                 run.crossover.min_flops_per_thread, measured(run.crossover.min_flops_per_thread),
                 cfg.min_flops_per_thread, run.crossover.small_min_flops_per_thread,

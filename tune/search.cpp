@@ -388,6 +388,13 @@ void note_host_speed(std::string& line, const HostSpeedNow& speed) {
     line += note;
 }
 
+// The sizes the small path's crossovers are timed at, n^3, to the library's
+// built-in limit (640^3). Steps of 16 up to 128: with A 16 bytes past a line
+// the one-thread limit on the Intel VM lies between 80^3 and 96^3, and from a
+// grid of 64 and 96 it came out at 64^3, where the small path ran 80^3 at
+// 1.12x the blocked path (`OFFSET=4 RIDGE_NUM_THREADS=1 ridge-ab`).
+constexpr int64_t kSmallCrossoverSizes[] = {64, 80, 96, 112, 128, 160, 192, 256, 320, 384, 448, 512, 576, 640};
+
 // Calls per timed sample in the small-path crossover (see there): at 512^3 a
 // call takes ~0.8 ms on 2 threads, so a size costs about 4 plans x 7 rounds
 // x 8 calls x ~1.2 ms = 0.3 s.
@@ -403,13 +410,16 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     };
     HostSpeed host(kernel);
     host.now();
-    // Two limits: where the small path keeps up both alone and on a team
-    // (small_max_volume, what a team's call goes by) and where it keeps up
-    // alone (small_max_volume_alone, small_path_alone in paths.cpp). The two
-    // paths give C the same bits (the small path runs the blocked path's KC
-    // steps), so the limits may differ. Each search ends after two sizes in a
-    // row fall short (see below); once the team's has ended, the search goes
-    // on with one-thread plans only.
+    // Two limits: where the small path on a team keeps up with what the
+    // blocked path would run (small_max_volume, what a call the small path
+    // would run on a team goes by: paths.cpp, takes_small_path) and where it
+    // keeps up alone (small_max_volume_alone, for a call it would run on one
+    // thread, A off cache lines: small_path_limit_alone). The two paths give C the
+    // same bits (the small path runs the blocked path's KC steps), so the
+    // limits may differ. Each search ends after two sizes in a row fall short
+    // (see below); the sizes go on while either is open. Where the small path
+    // would run on one thread at a size (or the machine has one core), the
+    // team's limit goes by the one-thread comparison, as before teams form.
     // Keeping up: on one thread the small path at least as fast as the blocked
     // one in the paired median; a team's within 2% (a second core shared with
     // other work moves a team's rate by more than that). With 2% on one thread
@@ -421,13 +431,16 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     int team_misses = 0, alone_misses = 0;  // sizes in a row that fell short
     constexpr int kMissesThatEndASearch = 2;
     auto team_open = [&team_misses] { return team_misses < kMissesThatEndASearch; };
+    auto alone_open = [&alone_misses] { return alone_misses < kMissesThatEndASearch; };
     // Cut short (see cut_short.h): the runs measured so far go into the profile
     // only where they go beyond the library's own limit; a team's run that
     // already ended stays as measured.
-    auto cut_short = [out, &team_open](const std::string& why) {
+    auto cut_short = [out, &team_open, &alone_open](const std::string& why) {
         const double fallback = ridge::builtin_crossovers().small_max_volume;
-        out->small_max_volume_alone = figure_when_cut_short(out->small_max_volume_alone, fallback);
-        out->small_alone_measured = out->small_max_volume_alone > 0;
+        if (alone_open()) {
+            out->small_max_volume_alone = figure_when_cut_short(out->small_max_volume_alone, fallback);
+            out->small_alone_measured = out->small_max_volume_alone > 0;
+        }
         if (team_open()) {
             out->small_max_volume = figure_when_cut_short(out->small_max_volume, fallback);
             if (out->small_max_volume <= 0) {
@@ -437,29 +450,31 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         }
         out->lines.push_back(why + ": the runs measured so far are kept where they go beyond the library's own limit");
     };
-    for (int64_t n : {64, 96, 128, 160, 192, 256, 320, 384, 448, 512, 576, 640}) {  // to the built-in limit, 640^3
+    for (int64_t n : kSmallCrossoverSizes) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
             return cut_short("out of time at n = " + std::to_string(n));
         const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
         // (the library takes a larger op(A) only where it blocks its rows)
         if (padded_a > max_a_floats && ridge::small_path_a_block_floats(kernel, n) == 0) break;
-        Problem p(ridge::Dtype::f32, n);
+        // Off a line, as malloc places a large block (Placement): where it
+        // placed them, the same search put the one-thread limit at 192^3 in
+        // one ridge-tune run and 448^3 in the next on the Intel VM.
+        Problem p(ridge::Dtype::f32, n, n, n, Placement::off_line);
         // Each path with as many threads as the library would give it at this
-        // size, and both on one thread too: a team's call takes the small path
-        // only where it keeps up in both (one thread also guards against a
-        // second core that is busy with other work for a moment).
+        // size, and both on one thread too: a call goes by the team's limit
+        // where the small path would run it on a team, by the one-thread limit
+        // where it would run it alone.
         const int small_team = team_for(p.flops(), small_min_flops_per_thread);
         const int blocked_team = team_for(p.flops(), min_flops_per_thread);
-        const bool threaded = team_open() && (small_team > 1 || blocked_team > 1);
-        ridge::GemmPlan small = blocked_plan(kernel, blocking, 1);
+        const bool threaded = team_open() && small_team > 1;
+        // Both paths as the library would run this call (dispatched_blocked_plan):
+        // the small path with the blocked path's KC steps, as dispatch gives it.
+        ridge::GemmPlan small = dispatched_blocked_plan(kernel, blocking, 1, p);
         small.small_path = true;
         small.small_a_block_floats = ridge::small_path_a_block_floats(kernel, n);
-        Plans plans = {small, blocked_plan(kernel, blocking, 1)};
-        if (threaded) {
-            small.threads = small_team;
-            plans.push_back(small);
-            plans.push_back(blocked_plan(kernel, blocking, blocked_team));
-        }
+        const Plans alone = {small, dispatched_blocked_plan(kernel, blocking, 1, p)};
+        small.threads = small_team;
+        const Plans team = {small, dispatched_blocked_plan(kernel, blocking, blocked_team, p)};
         // The run of sizes from the bottom where reading in place keeps up (as
         // above), judged on paired ratios (each path's rate over the other's in
         // the same round) and on samples of several calls each: a sample of one
@@ -479,39 +494,110 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // timing in a probe right after measured 1.12-1.17x (2 threads).
         // A measurement on a slowed host (HostSpeed) is not counted; a size with no
         // counted measurement leaves the crossover unmeasured.
-        bool alone_keeps_up = false, both_keep_up = false, counted = false;
+        // The team's plans are timed apart from the one-thread ones, as a
+        // caller that calls on a team call after call runs them: timed in one
+        // rotation with the one-thread plans, whose samples left the team's
+        // other thread waiting for 2 ms or more (libgomp then puts it to sleep),
+        // the blocked path's team ran 223 GFLOP/s at 256^3 and 209 at 192^3
+        // (2 threads, the Intel VM), where a run with OMP_WAIT_POLICY=active
+        // measured 299-306 at 192^3 and ridge-ab (`RIDGE_NUM_THREADS=2`) 292-315:
+        // the team's limit came out at 384^3, where ridge-ab put the small
+        // path's team at 0.92-0.96x the blocked path's from 192^3 (A 16 bytes
+        // past a line; 1.02-1.04x at 160^3-192^3 with A on lines, 0.96-1.00 at
+        // 256^3-320^3).
+        bool alone_keeps_up = false, team_keeps_up = false, counted = false;
         for (int rounds : {7, 15}) {
             const HostSpeedNow before = host.now();
-            const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
+            const Timed t = time_plans(p, alone, rounds, kCrossoverCallsPerSample);
+            const Timed on_team = threaded ? time_plans(p, team, rounds, kCrossoverCallsPerSample) : t;
             const HostSpeedNow speed = before.slower_of_each(host.now());
-            const double one = t.paired_ratio(0, 1), team = threaded ? t.paired_ratio(2, 3) : 1.0;
+            const double one = t.paired_ratio(0, 1), team_ratio = on_team.paired_ratio(0, 1);
             char line[240];
             int len = std::snprintf(line, sizeof line,
                                     "n=%lld: small path %.1f GFLOP/s, blocked %.1f (1 thread, paired %.3fx)",
                                     (long long)n, t.gflops[0], t.gflops[1], one);
             if (threaded)
                 std::snprintf(line + len, sizeof line - len, "; %.1f (%d threads), %.1f (%d) (paired %.3fx)",
-                              t.gflops[2], small_team, t.gflops[3], blocked_team, team);
+                              on_team.gflops[0], small_team, on_team.gflops[1], blocked_team, team_ratio);
             std::string logged = line;
             note_host_speed(logged, speed);
             out->lines.push_back(logged);
             if (speed.slower() < kMinHostSpeed) continue;
             counted = true;
             alone_keeps_up = one >= kSmallAloneKeepsUp;
-            both_keep_up = alone_keeps_up && team >= kSmallTeamKeepsUp;
-            if (alone_keeps_up && (both_keep_up || !threaded)) break;
+            team_keeps_up = threaded ? team_ratio >= kSmallTeamKeepsUp : alone_keeps_up;
+            if ((alone_keeps_up || !alone_open()) && team_keeps_up) break;
         }
         if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
         const double volume = double(n) * double(n) * double(n);
         if (team_open()) {
-            if (both_keep_up) out->small_max_volume = volume;
-            team_misses = both_keep_up ? 0 : team_misses + 1;
+            if (team_keeps_up) out->small_max_volume = volume;
+            team_misses = team_keeps_up ? 0 : team_misses + 1;
         }
-        if (alone_keeps_up) out->small_max_volume_alone = volume;
-        alone_misses = alone_keeps_up ? 0 : alone_misses + 1;
-        if (alone_misses == kMissesThatEndASearch) break;
+        if (alone_open()) {
+            if (alone_keeps_up) out->small_max_volume_alone = volume;
+            alone_misses = alone_keeps_up ? 0 : alone_misses + 1;
+        }
+        if (!alone_open() && !team_open()) break;
     }
     out->small_alone_measured = true;  // to its end (a limit of 0 too: one thread never kept up)
+}
+
+void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingParams& blocking, double max_a_floats,
+                                    double seconds, Crossover* out) {
+    if (kernel.small_f32 == nullptr || !out->small_alone_measured) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    HostSpeed host(kernel);
+    host.now();
+    // The search above ran on matrices placed as malloc places large blocks, A
+    // 16 bytes past a line where the small path's loads of it split
+    // (paths.cpp: small_path_reads_a_on_lines). With
+    // A on lines the small path keeps up further; this goes on from the sizes
+    // that limit left, one thread, on the same rules: paired against the
+    // blocked path, a size that falls short measured once more and longer,
+    // the search ended by two in a row. Where nothing beyond it keeps up, the
+    // limit is the same as without lines.
+    out->small_max_volume_alone_lined_a = out->small_max_volume_alone;
+    int misses = 0;
+    constexpr int kMissesThatEndASearch = 2;
+    for (int64_t n : kSmallCrossoverSizes) {
+        const double volume = double(n) * double(n) * double(n);
+        if (volume <= out->small_max_volume_alone) continue;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) {
+            out->lines.push_back("A on lines: out of time at n = " + std::to_string(n) + ", the limit so far kept");
+            break;
+        }
+        const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
+        if (padded_a > max_a_floats && ridge::small_path_a_block_floats(kernel, n) == 0) break;
+        Problem p(ridge::Dtype::f32, n, n, n, Placement::on_line);
+        ridge::GemmPlan small = dispatched_blocked_plan(kernel, blocking, 1, p);
+        small.small_path = true;
+        small.small_a_block_floats = ridge::small_path_a_block_floats(kernel, n);
+        const Plans plans = {small, dispatched_blocked_plan(kernel, blocking, 1, p)};
+        bool keeps_up = false, counted = false;
+        for (int rounds : {7, 15}) {
+            const HostSpeedNow before = host.now();
+            const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
+            const HostSpeedNow speed = before.slower_of_each(host.now());
+            char line[160];
+            std::snprintf(line, sizeof line, "n=%lld, A on lines: small path %.1f GFLOP/s, blocked %.1f (1 thread, paired %.3fx)",
+                          (long long)n, t.gflops[0], t.gflops[1], t.paired_ratio(0, 1));
+            std::string logged = line;
+            note_host_speed(logged, speed);
+            out->lines.push_back(logged);
+            if (speed.slower() < kMinHostSpeed) continue;
+            counted = true;
+            keeps_up = t.paired_ratio(0, 1) >= 1.0;  // as kSmallAloneKeepsUp above
+            if (keeps_up) break;
+        }
+        if (!counted) {
+            out->lines.push_back("A on lines: the host was slowed at n = " + std::to_string(n) + ", the limit so far kept");
+            break;
+        }
+        if (keeps_up) out->small_max_volume_alone_lined_a = volume;
+        misses = keeps_up ? 0 : misses + 1;
+        if (misses == kMissesThatEndASearch) break;
+    }
 }
 
 void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,

@@ -89,6 +89,7 @@ struct Crossover {
     double small_max_volume = 0;           // alone and on a team
     double small_max_volume_alone = 0;     // on one thread (0: it never kept up, where measured)
     bool small_alone_measured = false;     // false: not measured, or cut short within the built-in limit
+    double small_max_volume_alone_lined_a = 0;  // on one thread with A on cache lines (0: not measured)
     std::string small_not_measured;        // why small_max_volume was not measured (empty: it was)
     int64_t skinny_max_columns[3] = {};    // by Dtype; 0: not measured (no skinny kernel, or out of time)
     double min_flops_per_thread = 0;       // 0: not measured (one core, or never pays)
@@ -102,6 +103,10 @@ struct Crossover {
 void search_small_crossover(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads,
                             double min_flops_per_thread, double small_min_flops_per_thread, double max_a_floats,
                             double seconds, Crossover* out);
+// After it, the one-thread limit again with the matrices on cache lines, from
+// the sizes past the limit measured without (paths.cpp: small_path_reads_a_on_lines).
+void search_small_crossover_lined_a(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                                    double max_a_floats, double seconds, Crossover* out);
 void search_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                              double seconds, Crossover* out);
 void search_small_thread_threshold(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/paths.h"
 #include "median.h"
 
 namespace ridge_tune {
@@ -61,22 +62,26 @@ double run_for_seconds(Problem& problem, const ridge::GemmPlan& plan, int calls)
 
 }  // namespace
 
-Problem::Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k)
-    : input_(input),
-      m_(m),
-      n_(n),
-      k_(k),
-      a_(random_matrix(input, m * k, 1)),
-      b_(random_matrix(input, k * n, 2)),
-      c_(size_t(m * n), 0.0f) {}
+Problem::Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k, Placement placement)
+    : input_(input), m_(m), n_(n), k_(k) {
+    // A line's worth of elements more where the matrix is moved within its vector.
+    const bool moved = placement != Placement::as_allocated;
+    const int64_t spare = moved ? int64_t(kPlacementLineBytes) / ridge::dtype_bytes(input) : 0;
+    a_ = random_matrix(input, m * k + spare, 1);
+    b_ = random_matrix(input, k * n + spare, 2);
+    c_.assign(size_t(m * n) + (moved ? kPlacementLineBytes / sizeof(float) : 0), 0.0f);
+    a_at_ = bytes_to_placement(reinterpret_cast<uintptr_t>(a_.data()), placement);
+    b_at_ = bytes_to_placement(reinterpret_cast<uintptr_t>(b_.data()), placement);
+    c_at_ = bytes_to_placement(reinterpret_cast<uintptr_t>(c_.data()), placement);
+}
 
 ridge::GemmArgs Problem::args() {
     ridge::GemmArgs g;
     g.input = input_;
     g.m = m_, g.n = n_, g.k = k_;
-    g.a = a_.data(), g.lda = m_;
-    g.b = b_.data(), g.ldb = k_;
-    g.c = c_.data(), g.ldc = m_;
+    g.a = a_.data() + a_at_, g.lda = m_;
+    g.b = b_.data() + b_at_, g.ldb = k_;
+    g.c = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c_.data()) + c_at_), g.ldc = m_;
     g.alpha = 1.0f, g.beta = 0.0f;
     return g;
 }
@@ -89,6 +94,29 @@ ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::Block
     plan.blocking.NR = kernel.NR;
     plan.threads = threads;
     ridge::set_blocked_path_limits(&plan);  // the loop order the library runs with this blocking
+    return plan;
+}
+
+ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                                        int threads, Problem& problem) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmArgs g = problem.args();
+    ridge::GemmChoice choice;
+    choice.kernel = &kernel;
+    choice.blocking = blocking;
+    choice.blocking.MR = kernel.MR;
+    choice.blocking.NR = kernel.NR;
+    ridge::GemmPlan plan;
+    plan.kernel = &kernel;
+    plan.threads = threads;
+    plan.b_from_memory = ridge::b_comes_from_memory(cfg, g);
+    plan.b_beyond_cache_share = ridge::b_beyond_cache_share(cfg, g, threads);
+    plan.a_from_memory = ridge::a_comes_from_memory(cfg, g);
+    plan.a_rows_within_l2 = ridge::a_rows_within_l2(g);
+    plan.b_within_l2 = ridge::b_within_l2(g);
+    plan.blocking = ridge::blocked_path_blocking(cfg, choice, g, plan.b_from_memory);
+    ridge::set_blocked_path_limits(&plan);
+    plan.stream_c = ridge::use_streaming_c(cfg, plan, g);
     return plan;
 }
 

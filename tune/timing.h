@@ -11,12 +11,36 @@
 
 namespace ridge_tune {
 
+// Where a Problem's matrices start relative to 64-byte cache lines. What a
+// call reads in place (the small path's A: paths.cpp, small_path_reads_a_on_lines)
+// runs slower off a line, and malloc's placement is not fixed: glibc gives a
+// large block 16 bytes past a page, until freeing such blocks raises its
+// mmap threshold and later ones come from the heap at any multiple of 16.
+// The searches that compare a path reading A in place fix it either way.
+enum class Placement {
+    as_allocated,  // wherever the vectors' allocations put them
+    off_line,      // 16 bytes past a line: glibc malloc's large blocks
+    on_line,       // on a line, as a caller that aligns its matrices has them
+};
+constexpr size_t kPlacementLineBytes = 64;
+constexpr size_t kMallocOffLineBytes = 16;  // glibc: a large block's data after its 16-byte header
+
+// Bytes from `address` (a multiple of 16, as malloc's) to where a matrix
+// placed as `placement` says begins, within the next 64 (0 where it already
+// does, and for as_allocated).
+inline size_t bytes_to_placement(uintptr_t address, Placement placement) {
+    if (placement == Placement::as_allocated) return 0;
+    const size_t wanted = placement == Placement::off_line ? kMallocOffLineBytes : 0;
+    const size_t at = address % kPlacementLineBytes;
+    return (kPlacementLineBytes + wanted - at) % kPlacementLineBytes;
+}
+
 // A square n x n x n problem with random A and B of `input` type, column-major, NN.
 class Problem {
 public:
     Problem(ridge::Dtype input, int64_t n) : Problem(input, n, n, n) {}
-    // m x n x k, NN, every matrix packed tight (ld = its rows).
-    Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k);
+    // m x n x k, NN, every matrix packed tight (ld = its rows), each starting as `placement` says.
+    Problem(ridge::Dtype input, int64_t m, int64_t n, int64_t k, Placement placement = Placement::as_allocated);
     ridge::GemmArgs args();
     double flops() const { return 2.0 * double(m_) * double(n_) * double(k_); }
     ridge::Dtype input() const { return input_; }
@@ -26,6 +50,7 @@ private:
     int64_t m_, n_, k_;
     std::vector<uint8_t> a_, b_;
     std::vector<float> c_;
+    size_t a_at_ = 0, b_at_ = 0, c_at_ = 0;  // bytes from each vector's start to its matrix
 };
 
 // One way of running a problem: a plan for the driver (kernel, blocking, threads, path).
@@ -69,5 +94,17 @@ bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
 
 // The driver's plan for `kernel` with `blocking` on one thread, blocked path.
 ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads = 1);
+// The blocked path's plan for `problem` as the dispatcher makes it with
+// `blocking` as the kernel's (dispatch.cpp: packed_or_in_place_plan): the
+// blocking adjusted to the call's k and rows (KC = k for a k that fits one
+// step, ...) and what the driver decides from where the operands fit (B read
+// in place from L2, A packed by the first micro-panel, ...). A search that
+// compares another path with the blocked one compares it with this: at
+// 384^3-512^3 blocked_plan ran 2-3% slower on the Intel VM, and the small
+// path's one-thread limit measured against it came out at 512^3, where the
+// library's own blocked path kept up from 448^3 (`PROFILE_A=P PROFILE_B=Q
+// RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 n n n 11`: 448^3 0.998, 512^3 0.998).
+ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
+                                        int threads, Problem& problem);
 
 }  // namespace ridge_tune

@@ -164,10 +164,10 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
     // Whole problems per thread only for problems too short to split; a problem
     // that a call would thread is threaded one after another (an odd count of
     // whole problems would leave a thread idle at the end).
-    // Each problem runs on one thread: the small path up to its one-thread limit (small_path_alone).
+    // Each problem runs on one thread: the small path up to its one-thread
+    // limit (small_path_limit_alone, by where the first problem's A starts).
     const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) && threads_for(flops) == 1 &&
-                       (use_small_path(cfg, kernel, first, cfg.small_max_volume) ||
-                        small_path_alone(cfg, packed_or_in_place_plan(cfg, cfg.gemm(first.input), first), first));
+                       use_small_path(cfg, kernel, first, small_path_limit_alone(cfg, first));
     const int team = small && lists_c_apart(batch)
                          ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(batch.count)), batch.count)))
                          : 1;

@@ -32,8 +32,11 @@ struct RuntimeConfig {
     int default_threads = 1;             // RIDGE_NUM_THREADS, else OpenMP's max threads
     bool verbose = false;                // RIDGE_VERBOSE
     // Crossovers: built-in figures, or the tuned profile's.
-    double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path
-    double small_max_volume_alone = 0;   // the same for a call on one thread (small_path_alone)
+    double small_max_volume = 0;         // m*n*k up to which fp32 takes the unpacked small path on a team
+    // ... on one thread, op(A) off cache lines (paths.cpp: small_path_limit_alone)
+    double small_max_volume_alone = 0;
+    // ... on one thread, op(A)'s columns on cache lines (at least small_max_volume_alone)
+    double small_max_volume_alone_lined_a = 0;
     double small_max_a_floats = 0;       // ... while op(A) padded to MR rows has at most this many floats
     // The small path's blocks of rows of op(A): half of L2 each (the rest for
     // B's columns, C's tiles and the other operand's lines), so a block stays in

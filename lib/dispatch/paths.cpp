@@ -844,30 +844,51 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 
 namespace {
 // Whether a call the blocked path would run alone (one thread) takes the
-// small path instead, up to cfg.small_max_volume_alone rather than
-// cfg.small_max_volume: the second is where the small path keeps up both
-// alone and on a team, the first where it keeps up alone (ridge-tune
-// measures both; where the profile has no figure for one thread, from a
-// search cut short or a profile from before it, the built-in
-// kSmallPathMaxVolume applies, as without a profile). Both paths give C the same bits: each
-// element is one chain of FMAs per KC step, from zero, then the same alpha and
-// beta finish, the first step scaling C by beta and the others adding to it
-// (the small path runs the blocked path's KC steps: small_path_k_steps;
-// Kernels.SmallAndBlockedPathsSameBits). So a one-thread call may take the
-// small path where it pays alone while a team's call takes the blocked
-// path's second thread. On this machine the tuner's team limit came out at
-// 96^3-128^3 in runs that completed (at 128^3 the small path, on one thread
-// at that size then, ran 0.72x the blocked path's two); alone, paired against it (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N
-// K 11`): 128^3 1.098, 160^3 1.054, 200^3 1.049, 256^3 1.048 (TN 1.031), 300
-// x 400 x 200 1.034, 512 x 512 x 256 1.022, 100 x 512 x 256 1.102. Only
-// where the blocked path would run its five loops, not a skinny path's kernels.
+// small path instead, up to its one-thread limit (small_path_limit_alone)
+// rather than cfg.small_max_volume, which a call the small path would run on
+// a team goes by (takes_small_path). ridge-tune measures them apart; where
+// the profile has no figure for one thread (a search cut short, a profile
+// from before it), the built-in kSmallPathMaxVolume applies, as without a
+// profile. Both paths give C the same bits: each element is one chain of
+// FMAs per KC step, from zero, then the same alpha and beta finish, the
+// first step scaling C by beta and the others adding to it (the small path
+// runs the blocked path's KC steps: small_path_k_steps;
+// Kernels.SmallAndBlockedPathsSameBits). So a one-thread call may take
+// either path where the other serves a team. Only where the blocked path
+// would run its five loops, not a skinny path's kernels.
 bool runs_five_loops(const GemmPlan& plan) {
     return !plan.skinny_m_path && !plan.skinny_path && !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
            !plan.skinny_trans_b_path;
 }
+
+// Whether every column of op(A) as the small path reads it starts on a
+// 64-byte cache line: an untransposed A's own columns, read in place, or a
+// transposed A's, which the small path packs into aligned panels. Off a
+// line, each MR-row run of a column spans a line more and its vector loads
+// split across two: on the Intel VM the small path at 128^3 ran 0.936x with
+// A 16 bytes past a line (where glibc's malloc puts a large block), 0.998x
+// with B there and 0.991x with C there, 0.899-0.909x with all three (64^3-
+// 256^3: 0.89-0.93), where the blocked path, which packs A, ran 0.99-1.01x (a
+// throwaway program calling ridge_sgemm on matrices at both places in turn).
+// Packing an A that is off its lines on the small path instead ran 0.93-0.97
+// at 32^3-150^3 (an experiment build): the pack costs what the loads gain.
+// So ridge-tune measures the one-thread limit both ways (search.cpp:
+// search_small_crossover, search_small_crossover_lined_a). On the Intel VM,
+// A off lines kept up to 64^3 (the library's blocked path, packing A, ran
+// 96^3-192^3 at 1.02-1.08x: 0.92-0.98 in the tuner's rounds), A on lines to
+// 448^3-512^3 (256^3-448^3 1.00-1.05x the blocked path in its rounds).
+constexpr uintptr_t kCacheLineBytes = 64;
+bool small_path_reads_a_on_lines(const GemmArgs& g) {
+    if (g.trans_a) return true;
+    const int64_t line_elements = int64_t(kCacheLineBytes) / dtype_bytes(g.input);  // (lda * bytes could overflow)
+    return reinterpret_cast<uintptr_t>(g.a) % kCacheLineBytes == 0 && g.lda % line_elements == 0;
+}
 }  // namespace
+double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return small_path_reads_a_on_lines(g) ? cfg.small_max_volume_alone_lined_a : cfg.small_max_volume_alone;
+}
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
-    return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, cfg.small_max_volume_alone);
+    return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
 }
 
 // Deep problems: op(A) larger than half of L2 (the small path's
@@ -945,12 +966,18 @@ int threads_for(double flops) { return threads_for(flops, runtime_config().min_f
 // build 1.000-1.008), each rule a call of its own from dispatch.cpp ran
 // 0.983-0.986 at 16^3 and 0.990-0.994 at 32^3; this one call 0.986-0.993 and
 // 0.993-1.005.
+// A call the small path would run on a team goes by the team's limit
+// (cfg.small_max_volume), one it would run alone by the one-thread limits
+// (small_path_limit_alone: where the small path keeps up with the blocked path on
+// one thread, for A on cache lines or not).
 bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call) {
     const GemmKernel& kernel = *choice.kernel;
-    if (!use_small_path(cfg, kernel, g, cfg.small_max_volume)) return false;
+    if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;  // (before asking for threads)
     const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+    const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
+    if (!use_small_path(cfg, kernel, g, threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g))) return false;
     call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
-    call->threads = threads_for(flops, cfg.small_min_flops_per_thread);
+    call->threads = threads;
     call->k_steps = small_path_k_steps(cfg, choice, g);
     return true;
 }

@@ -63,6 +63,9 @@ struct SmallPathCall {
 bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call);
 // Whether fp32 takes the small path (A and B read in place) up to max_volume m*n*k.
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume);
+// The small path's m*n*k limit for a call it would run on one thread: by
+// whether A's columns start on cache lines (cfg.small_max_volume_alone_lined_a) or not.
+double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g);
 // Whether a call the blocked path would run alone (one thread) takes the small path instead.
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g);
 // Whether a deep problem (op(A) beyond half of L2, C within it) takes the small path a KC step at a time.

@@ -85,10 +85,12 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: default threads %d; a thread per %.3g flops at least (small path: %.3g)\n",
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
-                 "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread) with op(A) <= %.4g floats or in "
-                 "blocks of rows of %lld floats (while k x NR is smaller than L1); also past k = KC with op(A) "
-                 "beyond and C within %lld floats, a KC step at a time\n",
-                 cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_a_floats,
+                 "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread, %.4g there with A's columns on "
+                 "cache lines) with op(A) <= %.4g floats or in blocks of rows of %lld floats (while k x NR is "
+                 "smaller than L1); also past k = KC with op(A) beyond and C within %lld floats, a KC step at a "
+                 "time\n",
+                 cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_volume_alone_lined_a,
+                 cfg.small_max_a_floats,
                  (long long)cfg.small_a_block_floats, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
@@ -226,6 +228,10 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_small_path) {
             cfg.small_max_volume = profile->small_max_volume;
             if (profile->has_small_alone) cfg.small_max_volume_alone = profile->small_max_volume_alone;
+            cfg.small_max_volume_alone_lined_a =
+                profile->has_small_alone_lined_a
+                    ? std::max(profile->small_max_volume_alone_lined_a, cfg.small_max_volume_alone)
+                    : cfg.small_max_volume_alone;
             cfg.small_max_a_floats = profile->small_max_a_floats;
         }
         if (profile->has_skinny_path) cfg.skinny_max_columns[int(Dtype::f32)] = profile->skinny_max_columns;
@@ -260,6 +266,7 @@ RuntimeConfig make_config() {
     const BuiltInCrossovers builtin = builtin_crossovers();
     cfg.small_max_volume = builtin.small_max_volume;
     cfg.small_max_volume_alone = builtin.small_max_volume;
+    cfg.small_max_volume_alone_lined_a = builtin.small_max_volume;
     cfg.small_max_a_floats = kSmallPathMaxAFloats;
     // Half of L2 per block of A's rows on the small path. On the Zen 4 a quarter
     // ran 0.993 and all of L2 0.986 at 512^3, 1.002 / 1.003 at 384^3

@@ -199,7 +199,8 @@ private:
     }
 
     // Optional: absent leaves has_small_path false; present, both figures are
-    // required, and "max_volume_alone" optional (profiles before it have none).
+    // required, and "max_volume_alone" and "max_volume_alone_lined_a" optional
+    // (profiles before them have none).
     ProfileStatus read_small_path(const JsonNode* small, Profile* out) {
         if (small == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(small)) return fail(ProfileStatus::corrupt, "\"small_path\" is not an object");
@@ -207,9 +208,14 @@ private:
         if (s == ProfileStatus::loaded) s = read_figure(small, "small_path", "max_a_floats", &out->small_max_a_floats);
         if (s != ProfileStatus::loaded) return s;
         out->has_small_path = true;
-        if (doc_.object_get(small, "max_volume_alone") == nullptr) return ProfileStatus::loaded;
-        s = read_figure(small, "small_path", "max_volume_alone", &out->small_max_volume_alone);
-        out->has_small_alone = s == ProfileStatus::loaded;
+        if (doc_.object_get(small, "max_volume_alone") != nullptr) {
+            s = read_figure(small, "small_path", "max_volume_alone", &out->small_max_volume_alone);
+            out->has_small_alone = s == ProfileStatus::loaded;
+            if (s != ProfileStatus::loaded) return s;
+        }
+        if (doc_.object_get(small, "max_volume_alone_lined_a") == nullptr) return ProfileStatus::loaded;
+        s = read_figure(small, "small_path", "max_volume_alone_lined_a", &out->small_max_volume_alone_lined_a);
+        out->has_small_alone_lined_a = s == ProfileStatus::loaded;
         return s;
     }
 

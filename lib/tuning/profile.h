@@ -68,6 +68,10 @@ struct Profile {
     // Optional in small_path: its limit for a call on one thread (small_path_alone in paths.cpp).
     bool has_small_alone = false;
     double small_max_volume_alone = 0;
+    // Optional in small_path: the one-thread limit where A's columns start on
+    // cache lines (RuntimeConfig::small_max_volume_alone_lined_a).
+    bool has_small_alone_lined_a = false;
+    double small_max_volume_alone_lined_a = 0;
 
     // Widest C (columns) the skinny path takes, by the input type of A and B
     // (its crossover with the blocked path moves with the bytes of A per element

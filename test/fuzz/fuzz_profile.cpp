@@ -96,8 +96,9 @@ void check_json(const char* text, size_t size) {
 }
 
 bool profile_is_empty(const Profile& p) {
-    if (p.blocking_count != 0 || p.has_small_path || p.has_small_alone || p.has_threads) return false;
-    if (p.small_max_volume_alone != 0) return false;
+    if (p.blocking_count != 0 || p.has_small_path || p.has_small_alone || p.has_small_alone_lined_a || p.has_threads)
+        return false;
+    if (p.small_max_volume_alone != 0 || p.small_max_volume_alone_lined_a != 0) return false;
     if (p.small_max_volume != 0 || p.small_max_a_floats != 0 || p.min_flops_per_thread != 0) return false;
     for (const ProfileBlocking& b : p.blocking)
         if (b.kernel[0] != '\0' || b.KC != 0 || b.MC != 0 || b.NC != 0) return false;
@@ -129,6 +130,13 @@ void check_loaded(const Profile& p) {
               "profile: small_max_volume_alone out of range");
     } else {
         check(p.small_max_volume_alone == 0, "profile: one-thread small-path figure without the flag");
+    }
+    if (p.has_small_alone_lined_a) {
+        check(p.has_small_path, "profile: a small-path figure for A on lines outside small_path");
+        check(p.small_max_volume_alone_lined_a >= 0 && p.small_max_volume_alone_lined_a <= 1e12,
+              "profile: small_max_volume_alone_lined_a out of range");
+    } else {
+        check(p.small_max_volume_alone_lined_a == 0, "profile: small-path figure for A on lines without the flag");
     }
     if (p.has_threads)
         check(p.min_flops_per_thread >= 0 && p.min_flops_per_thread <= 1e12, "profile: min_flops_per_thread out of range");
