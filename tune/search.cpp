@@ -420,14 +420,16 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     // (see below); the sizes go on while either is open. Where the small path
     // would run on one thread at a size (or the machine has one core), the
     // team's limit goes by the one-thread comparison, as before teams form.
-    // Keeping up: on one thread the small path at least as fast as the blocked
-    // one in the paired median; a team's within 2% (a second core shared with
-    // other work moves a team's rate by more than that). With 2% on one thread
-    // too, a tuner run on the Intel VM put 256^3 at 0.947 / 0.977 and 320^3 at
-    // 0.974 / 0.984 and gave both (and the headline 256^3) to the small path,
-    // which measured 3-5% slower there; a size that merely ties costs nothing
-    // either way.
-    constexpr double kSmallAloneKeepsUp = 1.0, kSmallTeamKeepsUp = 0.98;
+    // Keeping up: the small path at least as fast as the blocked one in the
+    // paired median, alone and on a team alike. With 2% to spare on one
+    // thread, a tuner run on the Intel VM put 256^3 at 0.947 / 0.977 and 320^3
+    // at 0.974 / 0.984 and gave both (and the headline 256^3) to the small
+    // path, which measured 3-5% slower there; on a team, with the team's plans
+    // timed apart (below), two runs ended at 192^3 and 384^3 on team ratios of
+    // 0.94-1.03 at 192^3-320^3, where ridge-ab put the small path's team at
+    // 0.92-0.96x (A 16 bytes past a line). A size that merely ties costs
+    // nothing either way.
+    constexpr double kSmallKeepsUp = 1.0;
     int team_misses = 0, alone_misses = 0;  // sizes in a row that fell short
     constexpr int kMissesThatEndASearch = 2;
     auto team_open = [&team_misses] { return team_misses < kMissesThatEndASearch; };
@@ -524,8 +526,10 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             out->lines.push_back(logged);
             if (speed.slower() < kMinHostSpeed) continue;
             counted = true;
-            alone_keeps_up = one >= kSmallAloneKeepsUp;
-            team_keeps_up = threaded ? team_ratio >= kSmallTeamKeepsUp : alone_keeps_up;
+            // A measurement that keeps up settles its limit's question; the
+            // second one is for whichever fell short the first time.
+            alone_keeps_up = alone_keeps_up || one >= kSmallKeepsUp;
+            team_keeps_up = team_keeps_up || (threaded ? team_ratio >= kSmallKeepsUp : alone_keeps_up);
             if ((alone_keeps_up || !alone_open()) && team_keeps_up) break;
         }
         if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
@@ -587,7 +591,7 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
             out->lines.push_back(logged);
             if (speed.slower() < kMinHostSpeed) continue;
             counted = true;
-            keeps_up = t.paired_ratio(0, 1) >= 1.0;  // as kSmallAloneKeepsUp above
+            keeps_up = t.paired_ratio(0, 1) >= 1.0;  // as kSmallKeepsUp above
             if (keeps_up) break;
         }
         if (!counted) {

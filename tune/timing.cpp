@@ -153,7 +153,8 @@ namespace {
 using ridge_bench::median;
 
 // GFLOP/s samples[plan][round]: one warm-up call each, then `rounds` rounds in
-// which every plan runs once, in a rotating order.
+// which every plan runs once, in a rotating order (a team's plan after one
+// untimed call).
 std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Plans& plans, int rounds,
                                                      int min_calls) {
     const size_t count = plans.size();
@@ -166,6 +167,10 @@ std::vector<std::vector<double>> interleaved_samples(Problem& problem, const Pla
     for (int r = 0; r < rounds; ++r) {
         for (size_t j = 0; j < count; ++j) {
             const size_t i = (j + size_t(r)) % count;  // rotate who goes first
+            // A team's sample starts with its threads awake, as in a caller
+            // that calls on a team call after call: after another plan's 2 ms
+            // on one thread, libgomp has put the team's other thread to sleep.
+            if (plans[i].threads > 1) run_for_seconds(problem, plans[i], 1);
             const double s = run_for_seconds(problem, plans[i], calls[i]);
             rates[i].push_back(problem.flops() * calls[i] / s * 1e-9);
         }

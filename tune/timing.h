@@ -58,7 +58,7 @@ using Plans = std::vector<ridge::GemmPlan>;
 
 // GFLOP/s of each plan on `problem`: one warm-up call each, then `rounds`
 // rounds in which every plan runs once (in a rotating order), each timing at
-// least ~2 ms of calls; the median per plan.
+// least ~2 ms of calls (a team's after one untimed call); the median per plan.
 std::vector<double> interleaved_gflops(Problem& problem, const Plans& plans, int rounds);
 
 // Both figures from the same rounds: each plan's median GFLOP/s, and its rate
