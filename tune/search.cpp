@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <numeric>
 #include <string>
@@ -138,19 +139,22 @@ std::vector<Problem> make_problems(const KernelSearch& s) {
     return problems;
 }
 
-// The first square size n (in order) at which plan `two` (2 threads) runs at
-// least 1.2x plan `one` (the same path on 1 thread; the median of per-round
-// ratios), 20% being above the noise of a shared second core: a thread per
-// n^3 flops from there (each of the two gets half of 2n^3). 0 when no size
-// pays before time runs out. Each size measured is a line of `out`, labelled `what`.
-double flops_per_thread_where_two_pay(const ridge::GemmPlan& one, const ridge::GemmPlan& two,
-                                      std::initializer_list<int64_t> sizes, const char* what, double seconds,
-                                      Crossover* out) {
+// The first square size n (in order) at which a path on 2 threads runs at
+// least 1.2x the same path on 1 thread (the median of per-round ratios; each
+// plan as `plan_for` makes it for the problem and thread count), 20% being
+// above the noise of a shared second core: a thread per n^3 flops from there
+// (each of the two gets half of 2n^3). 0 when no size pays before time runs
+// out. Each size measured is a line of `out`, labelled `what`. The matrices
+// off a cache line as malloc places them (Placement), as in the small path's
+// crossover, which takes these thresholds.
+using PlanFor = std::function<ridge::GemmPlan(Problem&, int threads)>;
+double flops_per_thread_where_two_pay(const PlanFor& plan_for, std::initializer_list<int64_t> sizes, const char* what,
+                                      double seconds, Crossover* out) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int64_t n : sizes) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) break;
-        Problem p(ridge::Dtype::f32, n);
-        const Timed t = time_plans(p, {one, two}, 7);
+        Problem p(ridge::Dtype::f32, n, n, n, Placement::off_line);
+        const Timed t = time_plans(p, {plan_for(p, 1), plan_for(p, 2)}, 7);
         char line[128];
         std::snprintf(line, sizeof line, "n=%lld: %s1 thread %.1f GFLOP/s, 2 threads %.1f (paired %.2fx)",
                       (long long)n, what, t.gflops[0], t.gflops[1], t.ratio[1]);
@@ -607,12 +611,14 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
 void search_small_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
                                    Crossover* out) {
     if (omp_get_max_threads() < 2 || kernel.small_f32 == nullptr) return;
-    ridge::GemmPlan one = blocked_plan(kernel, blocking, 1);
-    one.small_path = true;
-    ridge::GemmPlan two = one;
-    two.threads = 2;
+    const PlanFor small = [&](Problem& p, int threads) {
+        ridge::GemmPlan plan = dispatched_blocked_plan(kernel, blocking, threads, p);
+        plan.small_path = true;
+        plan.small_a_block_floats = ridge::small_path_a_block_floats(kernel, p.args().k);
+        return plan;
+    };
     out->small_min_flops_per_thread =
-        flops_per_thread_where_two_pay(one, two, {48, 64, 80, 96, 112, 128, 160, 192}, "small path: ", seconds, out);
+        flops_per_thread_where_two_pay(small, {48, 64, 80, 96, 112, 128, 160, 192}, "small path: ", seconds, out);
 }
 
 void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blocking, ridge::Dtype input,
@@ -686,9 +692,11 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
 void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blocking, double seconds,
                              Crossover* out) {
     if (omp_get_max_threads() < 2) return;
-    out->min_flops_per_thread = flops_per_thread_where_two_pay(
-        blocked_plan(kernel, blocking, 1), blocked_plan(kernel, blocking, 2), {96, 128, 160, 192, 256, 320}, "",
-        seconds, out);
+    // The blocked path as the library would run each size (dispatched_blocked_plan).
+    const PlanFor blocked = [&](Problem& p, int threads) {
+        return dispatched_blocked_plan(kernel, blocking, threads, p);
+    };
+    out->min_flops_per_thread = flops_per_thread_where_two_pay(blocked, {96, 128, 160, 192, 256, 320}, "", seconds, out);
 }
 
 }  // namespace ridge_tune
