@@ -418,8 +418,8 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     // blocked path would run (small_max_volume, what a call the small path
     // would run on a team goes by: paths.cpp, takes_small_path) and where it
     // keeps up alone (small_max_volume_alone, for a call it would run on one
-    // thread, A off cache lines: small_path_limit_alone). The two paths give C the
-    // same bits (the small path runs the blocked path's KC steps), so the
+    // thread, A off cache lines: small_path_limit_alone). The two paths give C
+    // the same bits (the small path runs the blocked path's KC steps), so the
     // limits may differ. Each search ends after two sizes in a row fall short
     // (see below); the sizes go on while either is open. Where the small path
     // would run on one thread at a size (or the machine has one core), the
@@ -558,13 +558,12 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
     HostSpeed host(kernel);
     host.now();
     // The search above ran on matrices placed as malloc places large blocks, A
-    // 16 bytes past a line where the small path's loads of it split
-    // (paths.cpp: small_path_reads_a_on_lines). With
-    // A on lines the small path keeps up further; this goes on from the sizes
-    // that limit left, one thread, on the same rules: paired against the
-    // blocked path, a size that falls short measured once more and longer,
-    // the search ended by two in a row. Where nothing beyond it keeps up, the
-    // limit is the same as without lines.
+    // 16 bytes past a line where the small path's loads of it split (paths.cpp:
+    // small_path_reads_a_on_lines). With A on lines the small path keeps up
+    // further; this goes on from the sizes that limit left, one thread, on the
+    // same rules: paired against the blocked path, a size that falls short
+    // measured once more and longer, the search ended by two in a row. Where
+    // nothing beyond it keeps up, the limit is the same as without lines.
     out->small_max_volume_alone_lined_a = out->small_max_volume_alone;
     int misses = 0;
     constexpr int kMissesThatEndASearch = 2;
@@ -588,7 +587,8 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
             const Timed t = time_plans(p, plans, rounds, kCrossoverCallsPerSample);
             const HostSpeedNow speed = before.slower_of_each(host.now());
             char line[160];
-            std::snprintf(line, sizeof line, "n=%lld, A on lines: small path %.1f GFLOP/s, blocked %.1f (1 thread, paired %.3fx)",
+            std::snprintf(line, sizeof line,
+                          "n=%lld, A on lines: small path %.1f GFLOP/s, blocked %.1f (1 thread, paired %.3fx)",
                           (long long)n, t.gflops[0], t.gflops[1], t.paired_ratio(0, 1));
             std::string logged = line;
             note_host_speed(logged, speed);
@@ -599,7 +599,8 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
             if (keeps_up) break;
         }
         if (!counted) {
-            out->lines.push_back("A on lines: the host was slowed at n = " + std::to_string(n) + ", the limit so far kept");
+            out->lines.push_back("A on lines: the host was slowed at n = " + std::to_string(n) +
+                                 ", the limit so far kept");
             break;
         }
         if (keeps_up) out->small_max_volume_alone_lined_a = volume;
@@ -696,7 +697,8 @@ void search_thread_threshold(const GemmKernel& kernel, const BlockingParams& blo
     const PlanFor blocked = [&](Problem& p, int threads) {
         return dispatched_blocked_plan(kernel, blocking, threads, p);
     };
-    out->min_flops_per_thread = flops_per_thread_where_two_pay(blocked, {96, 128, 160, 192, 256, 320}, "", seconds, out);
+    out->min_flops_per_thread =
+        flops_per_thread_where_two_pay(blocked, {96, 128, 160, 192, 256, 320}, "", seconds, out);
 }
 
 }  // namespace ridge_tune

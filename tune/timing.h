@@ -99,11 +99,12 @@ ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::Block
 // blocking adjusted to the call's k and rows (KC = k for a k that fits one
 // step, ...) and what the driver decides from where the operands fit (B read
 // in place from L2, A packed by the first micro-panel, ...). A search that
-// compares another path with the blocked one compares it with this: at
-// 384^3-512^3 blocked_plan ran 2-3% slower on the Intel VM, and the small
-// path's one-thread limit measured against it came out at 512^3, where the
-// library's own blocked path kept up from 448^3 (`PROFILE_A=P PROFILE_B=Q
-// RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 n n n 11`: 448^3 0.998, 512^3 0.998).
+// compares another path with the blocked one compares it with this: on the
+// Intel VM blocked_plan ran 141-148 GFLOP/s at 96^3-128^3 on one thread where
+// the library's plan runs 161-167, and 2-3% slower at 384^3-512^3; the small
+// path's crossover measured against it sent 96^3-192^3 to the small path,
+// which the library's blocked path beats there by 2-7% with A off its cache
+// lines (paths.cpp: small_path_reads_a_on_lines).
 ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking,
                                         int threads, Problem& problem);
 

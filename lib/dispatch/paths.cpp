@@ -888,7 +888,8 @@ double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
     return small_path_reads_a_on_lines(g) ? cfg.small_max_volume_alone_lined_a : cfg.small_max_volume_alone;
 }
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
-    return plan.threads == 1 && runs_five_loops(plan) && use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
+    return plan.threads == 1 && runs_five_loops(plan) &&
+           use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
 }
 
 // Deep problems: op(A) larger than half of L2 (the small path's
@@ -968,14 +969,15 @@ int threads_for(double flops) { return threads_for(flops, runtime_config().min_f
 // 0.993-1.005.
 // A call the small path would run on a team goes by the team's limit
 // (cfg.small_max_volume), one it would run alone by the one-thread limits
-// (small_path_limit_alone: where the small path keeps up with the blocked path on
-// one thread, for A on cache lines or not).
+// (small_path_limit_alone: where the small path keeps up with the blocked
+// path on one thread, for A on cache lines or not).
 bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call) {
     const GemmKernel& kernel = *choice.kernel;
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;  // (before asking for threads)
     const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
     const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
-    if (!use_small_path(cfg, kernel, g, threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g))) return false;
+    const double limit = threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g);
+    if (!use_small_path(cfg, kernel, g, limit)) return false;
     call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
     call->threads = threads;
     call->k_steps = small_path_k_steps(cfg, choice, g);
