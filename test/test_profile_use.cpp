@@ -284,7 +284,9 @@ void expect_small_path_alone_by_where_a_starts(bool expect_profile) {
     };
     const Placement placements[] = {{"on lines", 0, 64, true}, {"16 bytes past a line", 4, 64, false},
                                     {"lda = 65", 0, 65, false}};
-    float* storage = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * (65 * k + 64)));
+    // (aligned_alloc wants a whole number of alignments: ASan's returns null otherwise)
+    const size_t bytes = (sizeof(float) * (65 * k + 64) + 63) / 64 * 64;
+    float* storage = static_cast<float*>(std::aligned_alloc(64, bytes));
     ASSERT_NE(nullptr, storage);
     std::vector<float> b(size_t(k) * n);
     for (float& x : b) x = dist(rng);
