@@ -106,17 +106,8 @@ ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const r
     choice.blocking = blocking;
     choice.blocking.MR = kernel.MR;
     choice.blocking.NR = kernel.NR;
-    ridge::GemmPlan plan;
-    plan.kernel = &kernel;
-    plan.threads = threads;
-    plan.b_from_memory = ridge::b_comes_from_memory(cfg, g);
-    plan.b_beyond_cache_share = ridge::b_beyond_cache_share(cfg, g, threads);
-    plan.a_from_memory = ridge::a_comes_from_memory(cfg, g);
-    plan.a_rows_within_l2 = ridge::a_rows_within_l2(g);
-    plan.b_within_l2 = ridge::b_within_l2(g);
-    plan.blocking = ridge::blocked_path_blocking(cfg, choice, g, plan.b_from_memory);
-    ridge::set_blocked_path_limits(&plan);
-    plan.stream_c = ridge::use_streaming_c(cfg, plan, g);
+    ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, threads);
+    plan.stream_c = ridge::use_streaming_c(cfg, plan, g);  // as dispatch_gemm sets it last
     return plan;
 }
 

@@ -95,7 +95,7 @@ bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
 // The driver's plan for `kernel` with `blocking` on one thread, blocked path.
 ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads = 1);
 // The blocked path's plan for `problem` as the dispatcher makes it with
-// `blocking` as the kernel's (dispatch.cpp: packed_or_in_place_plan): the
+// `blocking` as the kernel's (dispatch.h: blocked_plan_for_call) plus its C streaming: the
 // blocking adjusted to the call's k and rows (KC = k for a k that fits one
 // step, ...) and what the driver decides from where the operands fit (B read
 // in place from L2, A packed by the first micro-panel, ...). A search that

@@ -58,23 +58,28 @@ ridge_report base_report(const char* routine, Dtype input, const char* path, con
 
 ridge_status run_gemm(const GemmArgs& args, const GemmPlan& plan);
 
+GemmPlan blocked_plan_for_call(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads) {
+    GemmPlan plan;
+    plan.kernel = choice.kernel;
+    plan.threads = threads;
+    plan.b_from_memory = b_comes_from_memory(cfg, g);
+    plan.b_beyond_cache_share = b_beyond_cache_share(cfg, g, plan.threads);
+    plan.a_from_memory = a_comes_from_memory(cfg, g);
+    plan.a_rows_within_l2 = a_rows_within_l2(g);
+    plan.b_within_l2 = b_within_l2(g);
+    plan.blocking = blocked_path_blocking(cfg, choice, g, plan.b_from_memory);
+    set_blocked_path_limits(&plan);
+    return plan;
+}
+
 namespace {
 
 // The plan for a call past the small path's own limit: the blocked path, or
 // one of the paths that read a few rows or columns in place, on the threads
 // such a call gets.
 GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& args) {
-    GemmPlan plan;
-    plan.kernel = choice.kernel;
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
-    plan.threads = threads_for(flops, cfg.min_flops_per_thread);
-    plan.b_from_memory = b_comes_from_memory(cfg, args);
-    plan.b_beyond_cache_share = b_beyond_cache_share(cfg, args, plan.threads);
-    plan.a_from_memory = a_comes_from_memory(cfg, args);
-    plan.a_rows_within_l2 = a_rows_within_l2(args);
-    plan.b_within_l2 = b_within_l2(args);
-    plan.blocking = blocked_path_blocking(cfg, choice, args, plan.b_from_memory);
-    set_blocked_path_limits(&plan);
+    GemmPlan plan = blocked_plan_for_call(cfg, choice, args, threads_for(flops, cfg.min_flops_per_thread));
     // The kernel whose skinny and few-rows kernels the in-place paths would run.
     const GemmKernel& reader = in_place_reader(choice, args);
     plan.skinny_m_path = use_skinny_m_path(reader, args);

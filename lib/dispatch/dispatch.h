@@ -126,6 +126,12 @@ bool b_beyond_cache_share(const RuntimeConfig& cfg, const GemmArgs& g, int threa
 // every call: ridge-tune times its candidate blockings with them, so that it
 // times the loop order the library will run.
 void set_blocked_path_limits(GemmPlan* plan);
+// The blocked path's plan for the call `g` on `threads` threads with `choice`'s
+// kernel and blocking, as the dispatcher makes it before choosing among the
+// paths: where the operands fit (memory, the cache, L2), the blocking adjusted
+// to the call (blocked_path_blocking), the limits above. ridge-tune compares
+// other paths with this plan, so that it compares them with what the library runs.
+GemmPlan blocked_plan_for_call(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads);
 // The B panel's columns up to which a block's ir loop may run outside jr
 // (GemmPlan::b_panel_columns_for_ir_outside_jr) where the machine's
 // RuntimeConfig::blocked_ir_outside_jr allows it: ridge-tune times the order.
