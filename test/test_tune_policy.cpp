@@ -91,6 +91,28 @@ TEST(KneeAfter, ADropThatStaysEndsThePlateauAtTheLastSizeBeforeIt) {
     EXPECT_EQ(ridge_tune::knee_after(ends, 1), 8);
 }
 
+TEST(KneeAfter, TwoSweepsEndThePlateauOnlyWhereBothAreSlow) {
+    // The first sweep meets a slow host at 23 and 32 MiB (two in a row below
+    // the 20.7 floor: a knee at 16 MiB on its own); the second does not. Each
+    // size's faster reading keeps the plateau to the real edge after 90 MiB.
+    std::vector<ridge_tune::BandwidthPoint> slow = xeon_l3_sweep();
+    slow[5].gbps = 17.6, slow[6].gbps = 18.0;
+    ASSERT_EQ(ridge_tune::knee_after(slow, 4194304), 16777216);
+    const auto both = ridge_tune::faster_per_size(slow, xeon_l3_sweep());
+    EXPECT_EQ(ridge_tune::knee_after(both, 4194304), 94906112);
+    EXPECT_EQ(ridge_tune::knee_after(ridge_tune::faster_per_size(xeon_l3_sweep(), slow), 4194304), 94906112);
+    // An edge both sweeps see stays where it is.
+    std::vector<ridge_tune::BandwidthPoint> early = xeon_l3_sweep();
+    for (size_t i = 5; i < early.size(); ++i) early[i].gbps = 12.0;
+    EXPECT_EQ(ridge_tune::knee_after(ridge_tune::faster_per_size(early, early), 4194304), 16777216);
+    // Sizes that do not match (a sweep cut short) keep the first sweep's readings.
+    const std::vector<ridge_tune::BandwidthPoint> other = {{1, 500}, {5931520, 99}};
+    const auto kept = ridge_tune::faster_per_size(xeon_l3_sweep(), other);
+    EXPECT_EQ(kept[0].gbps, 27.9);
+    EXPECT_EQ(kept[1].gbps, 99);
+    EXPECT_EQ(kept.size(), xeon_l3_sweep().size());
+}
+
 TEST(KneeAfter, NoDropOrTooFewPointsIsNoKnee) {
     const std::vector<ridge_tune::BandwidthPoint> flat = {{1, 100}, {2, 90}, {4, 110}, {8, 70}, {16, 100}};
     EXPECT_EQ(ridge_tune::knee_after(flat, 1), 0) << "one point at 70% and back up is noise";
