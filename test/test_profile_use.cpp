@@ -313,6 +313,31 @@ void expect_small_path_alone_by_where_a_starts(bool expect_profile) {
     std::free(storage);
 }
 
+// One thread, A on lines but larger than the profile's max_a_floats (5000):
+// the small path would read it in blocks of rows, so the limit for A on lines
+// (300000) does not apply, the other one (260000) does. 64 x 56 x 80 has the
+// volume of 64 x 64 x 70 (286720) and 5120 floats of A: the blocked path with
+// the profile, the small path without it (the built-in bound is 256 Ki floats).
+void expect_lined_limit_only_for_a_within_bound(bool expect_profile) {
+    const int m = 64, n = 56, k = 80;
+    const size_t bytes = (sizeof(float) * m * k + 63) / 64 * 64;
+    float* a = static_cast<float*>(std::aligned_alloc(64, bytes));
+    ASSERT_NE(nullptr, a);
+    for (int i = 0; i < m * k; ++i) a[i] = float((i * 5) % 11) * 0.25f;
+    std::vector<float> b(size_t(k) * n, 0.5f), c(size_t(m) * n, 1.0f);
+    ridge_set_num_threads(1);
+    const ridge_status status =
+        ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, m, n, k, 1.0f, a, m, b.data(), k, 0.0f, c.data(), m);
+    ridge_report r;
+    const ridge_status reported = ridge_last_report(&r);
+    ridge_set_num_threads(0);
+    std::free(a);
+    ASSERT_EQ(RIDGE_SUCCESS, status);
+    ASSERT_EQ(RIDGE_SUCCESS, reported);
+    EXPECT_STREQ(expect_profile ? "blocked" : "small", r.path);
+    EXPECT_EQ(1, r.threads);
+}
+
 // A strided batch on one thread takes the small path to the same one-thread
 // limit (the batch's own fast path, not one call per problem), with each C as
 // a call on two threads writes it (the blocked path there, with the profile).
@@ -448,6 +473,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
     if (cfg.gemm(ridge::Dtype::f32).kernel->small_f32 != nullptr) {
         expect_small_path_alone(expect_profile);
         expect_small_path_alone_by_where_a_starts(expect_profile);
+        expect_lined_limit_only_for_a_within_bound(expect_profile);
         expect_batch_small_path_alone(expect_profile);
     }
 }

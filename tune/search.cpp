@@ -582,8 +582,9 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
             out->lines.push_back("A on lines: out of time at n = " + std::to_string(n) + ", the limit so far kept");
             break;
         }
-        const double padded_a = double((n + kernel.MR - 1) / kernel.MR * kernel.MR) * double(n);
-        if (padded_a > max_a_floats && ridge::small_path_a_block_floats(kernel, n) == 0) break;
+        // Past the small path's bound for A (n x n floats), the library does not
+        // apply this limit (paths.cpp: a_within_small_path_bound): A's rows in blocks lost there.
+        if (double(n) * double(n) > max_a_floats) break;
         Problem p(ridge::Dtype::f32, n, n, n, Placement::on_line);
         ridge::GemmPlan small = dispatched_blocked_plan(kernel, blocking, 1, p);
         small.small_path = true;

@@ -883,9 +883,31 @@ bool small_path_reads_a_on_lines(const GemmArgs& g) {
     const int64_t line_elements = int64_t(kCacheLineBytes) / dtype_bytes(g.input);  // (lda * bytes could overflow)
     return reinterpret_cast<uintptr_t>(g.a) % kCacheLineBytes == 0 && g.lda % line_elements == 0;
 }
+
+// Whether op(A) (m x k, as the caller has it) fits the small path's bound
+// for A read whole (cfg.small_max_a_floats, half of L2 here): the lined limit
+// was measured on squares up to that size (512^3 is exactly 1 MiB), and past
+// it the small path reads A in blocks of rows, every block once per 12
+// columns of C from L2 in short runs a column apart, where the blocked path
+// streams packed panels. On the Intel VM (1 thread, A on lines, the lined
+// limit against the off-lines one: `PROFILE_A=P PROFILE_B=Q
+// RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 M N K 7-9 [TN]`, two copies of one
+// build) every shape past it ran faster on the blocked path: 320 / 384 / 480
+// / 512 x 96 x 1000 1.025 / 1.077 / 1.106 / 1.627 (A's columns 2 KiB apart
+// at 512; 1.13-1.16 at lda 528-640), 512 x 128 / 256 x 1000 1.626 / 1.655,
+// 448 x 96 x 800 1.041, 512 x 96 / 200 x 640 1.262 / 1.162, 640 x 96 x 800
+// 1.133, TN 384 / 512 x 96 x 1000 1.024 / 1.023 (the ridge-bench paired run
+// had 512 x 96 x 1000 at 0.55x oneDNN on the small path); within it the
+// small path stays ahead: 256 x 96 x 1000 0.949, 384 x 96 x 680 0.956, 512 x
+// 96 x 500 0.963, 512 x 128 x 512 0.965, 256 x 512 x 1000 0.950, 256 x 200 x
+// 1024 0.958. Unpadded: 512^3 padded to whole MR panels would just miss it.
+bool a_within_small_path_bound(const RuntimeConfig& cfg, const GemmArgs& g) {
+    return double(g.m) * double(g.k) <= cfg.small_max_a_floats;
+}
 }  // namespace
 double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
-    return small_path_reads_a_on_lines(g) ? cfg.small_max_volume_alone_lined_a : cfg.small_max_volume_alone;
+    const bool lined = small_path_reads_a_on_lines(g) && a_within_small_path_bound(cfg, g);
+    return lined ? cfg.small_max_volume_alone_lined_a : cfg.small_max_volume_alone;
 }
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return plan.threads == 1 && runs_five_loops(plan) &&
