@@ -634,6 +634,44 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
     }
 }
 
+// The dispatcher's plans share a slice team's micro-panels only where a step
+// of the widest slice has kSlicePanelsToShare of them (gemm.h): with steps of
+// at most 6 panels (NC = 6 NR), thread 0 runs none of the slow thread's tiles
+// (which wait up to 2 s for a helper that never comes), and C is still one
+// thread's bit for bit.
+TEST(Threads, SlicesWithFewPanelsAStepKeepTheirOwn) {
+    if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
+    const uint32_t seed = test_seed() + 8;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.ukr = &slow_thread_ukr;
+    if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
+    const int64_t MR = spy.MR, NR = spy.NR, column_panels = 17;
+    Call c;
+    c.m = 2 * MR + 3, c.n = 16 * NR + 5, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
+    Operands ops(c, rng);
+    const ridge::BlockingParams tiny{MR, NR, 16, 3 * MR, 6 * NR};
+    Guarded one = ops.c, two = ops.c;
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()),
+                                         ridge::GemmPlan{g_real_kernel, tiny, 1}));
+    g_spy_c = two.data(), g_spy_c_end = two.data() + c.ldc() * c.n, g_spy_ldc = c.ldc();
+    g_spy_first_slow_row = 0, g_spy_first_slow_column = (column_panels - column_panels / 2) * NR;
+    g_slow_thread_tiles = 0, g_helped_tiles = 0;
+    g_slow_thread_a.clear(), g_helper_a.clear();
+    ridge::GemmPlan dispatched{&spy, tiny, 2};
+    dispatched.slice_panels_to_share = ridge::kSlicePanelsToShare;
+    ASSERT_GT(ridge::kSlicePanelsToShare, 6);
+    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), two.data()), dispatched));
+    ASSERT_TRUE(two.untouched_outside());
+    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+        << "one thread and two slices differ";
+    EXPECT_GT(g_slow_thread_tiles.load(), 0) << "thread 1 ran none of its own tiles";
+    EXPECT_EQ(0, g_helped_tiles.load()) << "thread 0 ran tiles of thread 1's share (thread 1 ran "
+                                         << g_slow_thread_tiles.load() << ")";
+}
+
 // Claims on a posted step of micro-panels (StepClaims, the blocked path's
 // panel sharing): every panel claimed once, in order, in guided shares; a
 // helper's claims (`leave` 2: gemm_blocked.cpp's kPanelsLeftToOwner) never

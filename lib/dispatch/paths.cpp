@@ -672,6 +672,7 @@ void set_blocked_path_limits(GemmPlan* plan) {
     plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
     plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
     plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
+    plan->slice_panels_to_share = kSlicePanelsToShare;
     plan->b_panel_columns_for_ir_outside_jr =
         runtime_config().blocked_ir_outside_jr ? b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel) : 0;
 }

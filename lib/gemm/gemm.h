@@ -86,6 +86,10 @@ struct GemmPlan {
     // RuntimeConfig::blocked_a_in_place; 0: never, see reads_a_in_place in
     // blocked_schedule.cpp).
     int64_t a_in_place_max_lda = 0;
+    // Blocked path, a team of slices (each thread its own columns or rows of C):
+    // the micro-panels a step of the widest slice must have for the threads to
+    // share them out (set by the dispatcher: kSlicePanelsToShare; 0: always).
+    int64_t slice_panels_to_share = 0;
     // Few-rows path (skinny_m, skinny_trans_a), outer-product form: k steps per
     // pass over op(B), so that the share of the packed op(A) each group of
     // columns reads again stays in L2 (set by the dispatcher: few_rows_k_pass;
@@ -93,6 +97,21 @@ struct GemmPlan {
     int64_t few_rows_k_pass = 0;
     Traffic* traffic = nullptr;  // when reporting: the driver adds what its schedule moved
 };
+
+// A team of slices shares out its steps' micro-panels (gemm_blocked.cpp:
+// PanelSharing) only where a step of the widest slice has at least this many:
+// with a few, the static split is uneven by a whole panel (128 columns: 6
+// panels against 5), the thread done first takes one of the other's last
+// panels and runs it from the other core's packed A more slowly than its
+// owner would, while the owner waits for it. Measured on the Intel VM (2
+// threads, the blocked path's column slices, an experiment build switching
+// sharing off: `RIDGE_NUM_THREADS=2 ridge-ab ON OFF N N N 9` with a profile
+// keeping the small path off), without sharing: 112^3 1.757, 128^3 1.356,
+// 128 x 128 x 1000 1.287, 160^3 1.077, 192^3 1.013, 256^3 1.004, 64 x 64 x
+// 1000 1.018; from 16 panels a step on, sharing stays (384^3 1.004, 512^3
+// 0.983, 768^3 1.020, 1024^3 0.995, 2000 x 200 x 2000 on row slices 0.981
+// without it), as it carries a thread whose core is taken away for a while.
+constexpr int64_t kSlicePanelsToShare = 16;
 
 // Everything after argument checking: quick returns, alpha == 0, then the blocked path.
 ridge_status gemm(const GemmArgs& args, const GemmPlan& plan);

@@ -789,6 +789,15 @@ bool row_slices_read_b_in_place(const GemmArgs& g, const GemmPlan& plan, int thr
     return first_slice.tiles_read_b_from_l2 && first_slice.kc_max == g.k;
 }
 
+// Whether the threads of a team of slices share out their steps' micro-panels
+// (PanelSharing): where a step of the widest slice has at least
+// GemmPlan::slice_panels_to_share of them (kSlicePanelsToShare, gemm.h, says why).
+bool slices_share_panels(const GemmArgs& g, const GemmKernel& ker, const GemmPlan& plan, int threads, bool by_rows) {
+    const GemmArgs widest = thread_slice(g, ker, threads, 0, by_rows);
+    const Schedule s = make_schedule(widest, plan, 1);
+    return ceil_div(std::min(widest.n, s.nc_max), ker.NR) >= plan.slice_panels_to_share;
+}
+
 // The team splitting the columns of C (splits_columns) or its rows
 // (splits_rows, by_rows): each thread's buffers are reserved before any
 // thread starts, so running out of memory leaves C untouched. Every slice
@@ -813,8 +822,9 @@ ridge_status run_slices(const GemmArgs& g, const GemmPlan& plan, Workspace& ws, 
     if (b_base == nullptr || a_base == nullptr) return RIDGE_OUT_OF_MEMORY;
 
     // One board per thread for sharing out micro-panels; without them (no
-    // memory) every thread runs just its own.
-    std::unique_ptr<StepBoard[]> boards(new (std::nothrow) StepBoard[size_t(threads)]);
+    // memory, or too few panels a step to share) every thread runs just its own.
+    const bool share = slices_share_panels(g, ker, plan, threads, by_rows);
+    std::unique_ptr<StepBoard[]> boards(share ? new (std::nothrow) StepBoard[size_t(threads)] : nullptr);
     Traffic per_thread[kMaxCountedThreads];
     const bool counting = plan.traffic != nullptr && threads <= kMaxCountedThreads;
     bool short_team = false;
