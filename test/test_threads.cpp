@@ -571,15 +571,30 @@ void slow_thread_edge(int64_t mr, int64_t nr, int64_t kc, float alpha, const voi
     g_real_kernel->ukr_edge(mr, nr, kc, alpha, a, b, beta, c, ldc);
 }
 
+// The real fp32 kernel with its tiles slowed on thread 1 (slow_thread_ukr, slow_thread_edge).
+ridge::GemmKernel slow_thread_spy() {
+    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
+    ridge::GemmKernel spy = *g_real_kernel;
+    spy.ukr = &slow_thread_ukr;
+    if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
+    return spy;
+}
+
+// Before a run of the spy writing C (ldc x n at c): thread 1's share from
+// (first_slow_row, first_slow_column) on, and nothing counted yet.
+void watch_slow_share(float* c, int64_t ldc, int64_t n, int64_t first_slow_row, int64_t first_slow_column) {
+    g_spy_c = c, g_spy_c_end = c + ldc * n, g_spy_ldc = ldc;
+    g_spy_first_slow_row = first_slow_row, g_spy_first_slow_column = first_slow_column;
+    g_slow_thread_tiles = 0, g_helped_tiles = 0;
+    g_slow_thread_a.clear(), g_helper_a.clear();
+}
+
 TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
     if (omp_get_thread_limit() < 2) GTEST_SKIP() << "OMP_THREAD_LIMIT < 2: one thread is all OpenMP allows";
     const uint32_t seed = test_seed() + 7;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    ridge::GemmKernel spy = *g_real_kernel;
-    spy.ukr = &slow_thread_ukr;
-    if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
+    const ridge::GemmKernel spy = slow_thread_spy();
     const int64_t MR = spy.MR, NR = spy.NR;
     const int64_t column_panels = 17;  // n = 16 NR + 5: thread 1 takes the upper 8 panels
     struct Case {
@@ -610,10 +625,7 @@ TEST(Threads, FastThreadRunsSlowThreadsPanelsSameBits) {
         Guarded one = ops.c, two = ops.c;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()),
                                              ridge::GemmPlan{g_real_kernel, tiny, 1}));
-        g_spy_c = two.data(), g_spy_c_end = two.data() + c.ldc() * c.n, g_spy_ldc = c.ldc();
-        g_spy_first_slow_row = cs.first_slow_row, g_spy_first_slow_column = cs.first_slow_column;
-        g_slow_thread_tiles = 0, g_helped_tiles = 0;
-        g_slow_thread_a.clear(), g_helper_a.clear();
+        watch_slow_share(two.data(), c.ldc(), c.n, cs.first_slow_row, cs.first_slow_column);
         ridge::GemmPlan shared{&spy, tiny, 2};
         // Taken only with B transposed: steps of 4 micro-panels, so that a helper
         // has some to take besides the last two it leaves to their owner (StepClaims).
@@ -644,10 +656,7 @@ TEST(Threads, SlicesWithFewPanelsAStepKeepTheirOwn) {
     const uint32_t seed = test_seed() + 8;
     SCOPED_TRACE(seed_note(seed));
     std::mt19937 rng(seed);
-    g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
-    ridge::GemmKernel spy = *g_real_kernel;
-    spy.ukr = &slow_thread_ukr;
-    if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
+    const ridge::GemmKernel spy = slow_thread_spy();
     const int64_t MR = spy.MR, NR = spy.NR, column_panels = 17;
     Call c;
     c.m = 2 * MR + 3, c.n = 16 * NR + 5, c.k = 40, c.alpha = 0.75f, c.beta = 1.25f, c.ldc_pad = 3;
@@ -656,10 +665,7 @@ TEST(Threads, SlicesWithFewPanelsAStepKeepTheirOwn) {
     Guarded one = ops.c, two = ops.c;
     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), one.data()),
                                          ridge::GemmPlan{g_real_kernel, tiny, 1}));
-    g_spy_c = two.data(), g_spy_c_end = two.data() + c.ldc() * c.n, g_spy_ldc = c.ldc();
-    g_spy_first_slow_row = 0, g_spy_first_slow_column = (column_panels - column_panels / 2) * NR;
-    g_slow_thread_tiles = 0, g_helped_tiles = 0;
-    g_slow_thread_a.clear(), g_helper_a.clear();
+    watch_slow_share(two.data(), c.ldc(), c.n, 0, (column_panels - column_panels / 2) * NR);
     ridge::GemmPlan dispatched{&spy, tiny, 2};
     dispatched.slice_panels_to_share = ridge::kSlicePanelsToShare;
     ASSERT_GT(ridge::kSlicePanelsToShare, 6);
