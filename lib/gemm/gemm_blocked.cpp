@@ -789,13 +789,19 @@ bool row_slices_read_b_in_place(const GemmArgs& g, const GemmPlan& plan, int thr
     return first_slice.tiles_read_b_from_l2 && first_slice.kc_max == g.k;
 }
 
-// Whether the threads of a team of slices share out their steps' micro-panels
+// Whether the threads of a team of slices share out their steps' panels
 // (PanelSharing): where a step of the widest slice has at least
-// GemmPlan::slice_panels_to_share of them (kSlicePanelsToShare, gemm.h, says why).
+// GemmPlan::slice_panels_to_share of them (kSlicePanelsToShare, gemm.h, says
+// why): micro-panels of B, or A's panels where the ir loop runs outside jr
+// (step_units). Also measured on row slices (2 threads, the small path kept
+// off, against sharing): 160 x 100 x 1000 1.153, 256 x 120 x 1000 1.013, 384 x
+// 96 x 512 1.025.
 bool slices_share_panels(const GemmArgs& g, const GemmKernel& ker, const GemmPlan& plan, int threads, bool by_rows) {
     const GemmArgs widest = thread_slice(g, ker, threads, 0, by_rows);
     const Schedule s = make_schedule(widest, plan, 1);
-    return ceil_div(std::min(widest.n, s.nc_max), ker.NR) >= plan.slice_panels_to_share;
+    const int64_t panels = s.ir_outside_jr ? ceil_div(std::min(widest.m, s.mc), ker.MR)
+                                           : ceil_div(std::min(widest.n, s.nc_max), ker.NR);
+    return panels >= plan.slice_panels_to_share;
 }
 
 // The team splitting the columns of C (splits_columns) or its rows
