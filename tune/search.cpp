@@ -158,10 +158,11 @@ double flops_per_thread_where_two_pay(const PlanFor& plan_for, std::initializer_
     constexpr double kTwoPay = 1.2;
     const auto t0 = std::chrono::steady_clock::now();
     for (int64_t n : sizes) {
+        Problem p(ridge::Dtype::f32, n, n, n, Placement::off_line);
+        const Plans plans = {plan_for(p, 1), plan_for(p, 2)};
         for (int rounds : {7, 15}) {
             if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return 0;
-            Problem p(ridge::Dtype::f32, n, n, n, Placement::off_line);
-            const Timed t = time_plans(p, {plan_for(p, 1), plan_for(p, 2)}, rounds);
+            const Timed t = time_plans(p, plans, rounds);
             char line[160];
             std::snprintf(line, sizeof line, "n=%lld: %s1 thread %.1f GFLOP/s, 2 threads %.1f (paired %.2fx, %d rounds)",
                           (long long)n, what, t.gflops[0], t.gflops[1], t.ratio[1], rounds);
