@@ -45,7 +45,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     }
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
-           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 5000, \"max_volume_alone\": 260000, "
+           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 12000, \"max_volume_alone\": 260000, "
            "\"max_volume_alone_lined_a\": 300000},\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
@@ -226,7 +226,7 @@ void expect_small_path_alone(bool expect_profile) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> dist(-1, 1);
     for (const bool trans_a : {false, true})
-        for (const int k : {60, 70, 76}) {  // op(A) within the profile's 5000 floats (64 x 76)
+        for (const int k : {60, 70, 76}) {  // op(A) within the profile's 12000 floats (64 x 76)
             const int m = 61, n = 59;
             SCOPED_TRACE(std::string(trans_a ? "TN " : "NN ") + std::to_string(m) + "x" + std::to_string(n) + "x" +
                          std::to_string(k));
@@ -313,13 +313,13 @@ void expect_small_path_alone_by_where_a_starts(bool expect_profile) {
     std::free(storage);
 }
 
-// One thread, A on lines but larger than the profile's max_a_floats (5000):
+// One thread, A on lines but larger than the profile's max_a_floats (12000):
 // the small path would read it in blocks of rows, so the limit for A on lines
-// (300000) does not apply, the other one (260000) does. 64 x 56 x 80 has the
-// volume of 64 x 64 x 70 (286720) and 5120 floats of A: the blocked path with
+// (300000) does not apply, the other one (260000) does. 64 x 24 x 188 has a
+// volume between them (288768) and 12032 floats of A: the blocked path with
 // the profile, the small path without it (the built-in bound is 256 Ki floats).
 void expect_lined_limit_only_for_a_within_bound(bool expect_profile) {
-    const int m = 64, n = 56, k = 80;
+    const int m = 64, n = 24, k = 188;
     const size_t bytes = (sizeof(float) * m * k + 63) / 64 * 64;
     float* a = static_cast<float*>(std::aligned_alloc(64, bytes));
     ASSERT_NE(nullptr, a);
@@ -336,6 +336,58 @@ void expect_lined_limit_only_for_a_within_bound(bool expect_profile) {
     ASSERT_EQ(RIDGE_SUCCESS, reported);
     EXPECT_STREQ(expect_profile ? "blocked" : "small", r.path);
     EXPECT_EQ(1, r.threads);
+}
+
+// A small C over a deep k (paths.cpp: small_c_deep_k): past the profile's
+// volumes, where the blocked path would run more than one KC step (the
+// profile's KC is 64) and op(A) is within the profile's bound (12000 floats),
+// the small path takes a C of at most 256 x 192 on a team and 128 x 128
+// alone; a k within one step (at most twice KC), a larger C or a larger op(A)
+// keeps the blocked path. 1 and 2 threads give C the same bits. Without the
+// profile all of them are within the built-in volume.
+void expect_small_c_deep_k(bool expect_profile) {
+    struct Case {
+        int m, n, k;
+        const char* alone;  // the path with the profile, 1 thread / 2 threads
+        const char* team;
+    };
+    const Case cases[] = {{64, 64, 160, "small", "small"},       // C within both bounds, three KC steps
+                          {64, 300, 160, "blocked", "small"},    // C past the one-thread bound only
+                          {64, 800, 160, "blocked", "blocked"},  // and past the team's
+                          {64, 64, 100, "blocked", "blocked"},   // one KC step (k within twice KC)
+                          {64, 64, 200, "blocked", "blocked"}};  // op(A) of 12800 floats
+    std::mt19937 rng(14);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (const Case& t : cases) {
+        SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k));
+        std::vector<float> a(size_t(t.m) * t.k), b(size_t(t.k) * t.n), c0(size_t(t.m) * t.n);
+        for (float& x : a) x = dist(rng);
+        for (float& x : b) x = dist(rng);
+        for (float& x : c0) x = dist(rng);
+        std::vector<float> c[2] = {c0, c0};
+        for (int run = 0; run < 2; ++run) {
+            ridge_set_num_threads(run + 1);
+            const ridge_status status = ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, t.m, t.n, t.k,
+                                                    0.75f, a.data(), t.m, b.data(), t.k, -0.5f, c[run].data(), t.m);
+            ridge_report r;
+            const ridge_status reported = ridge_last_report(&r);
+            ridge_set_num_threads(0);
+            ASSERT_EQ(RIDGE_SUCCESS, status);
+            ASSERT_EQ(RIDGE_SUCCESS, reported);
+            if (run == 1 && r.threads < 2) break;  // OpenMP gave no second thread: nothing to compare
+            EXPECT_STREQ(!expect_profile ? "small" : run == 0 ? t.alone : t.team, r.path) << run + 1 << " thread(s)";
+            if (run == 1) EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), c0.size() * sizeof(float)));
+        }
+        for (const int i : {0, t.m * t.n / 2 + 3, t.m * t.n - 1}) {  // a few elements against a double sum
+            const int row = i % t.m, col = i / t.m;
+            double want = -0.5 * double(c0[size_t(i)]), mag = std::fabs(want);
+            for (int p = 0; p < t.k; ++p) {
+                const double term = 0.75 * double(a[size_t(row + p * t.m)]) * double(b[size_t(p + col * t.k)]);
+                want += term, mag += std::fabs(term);
+            }
+            EXPECT_NEAR(want, c[0][size_t(i)], 2.0 * t.k * 6e-8 * mag);
+        }
+    }
 }
 
 // A strided batch on one thread takes the small path to the same one-thread
@@ -445,7 +497,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(1000.0, cfg.small_max_volume);
         EXPECT_EQ(260000.0, cfg.small_max_volume_alone);
         EXPECT_EQ(300000.0, cfg.small_max_volume_alone_lined_a);
-        EXPECT_EQ(5000.0, cfg.small_max_a_floats);
+        EXPECT_EQ(12000.0, cfg.small_max_a_floats);
         EXPECT_EQ(123456.0, cfg.min_flops_per_thread);
         EXPECT_EQ(4321.0, cfg.small_min_flops_per_thread);
         EXPECT_EQ(8, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
@@ -474,6 +526,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         expect_small_path_alone(expect_profile);
         expect_small_path_alone_by_where_a_starts(expect_profile);
         expect_lined_limit_only_for_a_within_bound(expect_profile);
+        expect_small_c_deep_k(expect_profile);
         expect_batch_small_path_alone(expect_profile);
     }
 }

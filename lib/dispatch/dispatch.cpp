@@ -122,7 +122,7 @@ ridge_status dispatch_gemm(const GemmArgs& args) {
         return run_gemm(args, plan);
     }
     GemmPlan plan = packed_or_in_place_plan(cfg, choice, args);
-    if (small_path_alone(cfg, plan, args)) {
+    if (small_path_alone(cfg, plan, args) || small_c_deep_k(cfg, plan, args)) {
         plan.small_path = true;
         plan.small_a_block_floats = small_path_a_block_floats(*plan.kernel, args.k);
         return run_gemm(args, plan);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "gemm/l1_sets.h"
 #include "gemm/pack.h"
@@ -913,6 +914,52 @@ double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return plan.threads == 1 && runs_five_loops(plan) &&
            use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
+}
+
+// A small C over a deep k, past the volume limits: where the blocked path
+// runs more than one KC step (k beyond the plan's KC, after the one-step
+// rule), C has at most kSmallCDeepKMaxFloats elements on a team
+// (kSmallCDeepKMaxFloatsAlone on one thread; both in paths.h) and the small
+// path reads op(A) whole (within cfg.small_max_a_floats, 1 MiB here; beyond
+// it deep_enough_for_small_path decides), the small path takes the call
+// where use_small_path agrees. The blocked team splits such a C into slices
+// of a few micro-panels each (gemm_blocked.cpp: splits_columns), every thread
+// packing all of op(A) for its share, at every KC step: 96 x 96 x 1024 ran
+// 263 GFLOP/s on 2 threads against 292 at k = 512 (one step). The small path
+// packs nothing, and its team claims tiles with no barrier. (ridge-tune
+// measures the volume limits on squares, k = m = n, where past 80^3-128^3
+// the small path's team lost with A off cache lines.) Measured on the Intel
+// VM, 2 threads, A 16 bytes past a line (`OFFSET=4 PROFILE_A=HOME
+// PROFILE_B=Q RIDGE_NUM_THREADS=2 ridge-ab LIB LIB2 M N K 9`, Q the
+// machine's profile with the volume limits raised, two copies of one build):
+// 64 x 64 x 640 / 1000 1.054 / 1.122, 96 x 96 x 768 / 1024 / 2000 1.071 /
+// 1.117 / 1.113, 128 x 128 x 640 / 768 / 1024 / 2048 1.088 / 1.070 / 1.135 /
+// 1.175, 64 x 256 x 1000 1.103, 192 x 64 x 1024 1.237, 100 x 400 x 1000
+// 1.128, 256 x 128 x 1024 1.148, 128 x 256 x 1024 1.051, 200 x 200 x 600 /
+// 1000 1.013 / 1.049, 192 x 192 x 1024 1.018, 224 x 224 x 1024 1.031, 256 x
+// 192 x 1024 1.037; a larger C lost, 256 x 256 x 1024 / 2000 0.949 / 0.973
+// (on lines 1.031 at 1024; 128 x 128 x 1024 1.144 there; TN 128 x 128 x 1024
+// 1.166, 96 x 96 x 2000 1.130), and within one KC step the blocked team kept
+// up: 128 x 128 x 256 / 384 / 512 0.994 / 1.008 / 0.980, 96 x 96 x 512
+// 0.981, 256 x 256 x 512 0.940. One thread (A off lines; on lines the lined
+// limit takes these already): 64 x 64 x 640 1.090, 96 x 96 x 1024 1.052, 64 x
+// 256 x 1000 1.082, 192 x 64 x 1024 1.054, 128 x 128 x 768 / 1024 / 2048
+// 1.009 / 1.016 / 1.050, 128 x 256 x 1024 1.030, 192 x 192 x 1024 1.013, but
+// 256 x 128 x 1024 0.966 and 256 x 256 x 1024 0.940: a smaller C there. The
+// kept build against the one before (`OFFSET=4 RIDGE_NUM_THREADS=2|1
+// ridge-ab OLD NEW M N K 9`, the machine's profile), 2 / 1 threads: 128 x
+// 128 x 1000 1.117 / 1.029, 96 x 96 x 2000 1.096 / 1.042, 64 x 256 x 1000
+// 1.083 / 1.082, 200 x 200 x 1000 1.028 / 1.003, 256 x 192 x 1024 1.034 /
+// 1.003; unchanged 256 x 256 x 1024 0.997 / 0.999, 128 x 128 x 512 0.995 /
+// 0.999, 1024^3 0.989 / 1.009. The small path gives C the blocked path's
+// bits (see small_path_alone), so a team and one thread agree.
+bool small_c_deep_k(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
+    if (!runs_five_loops(plan) || g.k <= plan.blocking.KC) return false;
+    const double c_floats = double(g.m) * double(g.n);
+    if (c_floats > (plan.threads > 1 ? kSmallCDeepKMaxFloats : kSmallCDeepKMaxFloatsAlone)) return false;
+    const double a_panels = std::ceil(double(g.m) / double(plan.kernel->MR));  // op(A) in whole MR-row panels
+    if (a_panels * double(plan.kernel->MR) * double(g.k) > cfg.small_max_a_floats) return false;
+    return use_small_path(cfg, *plan.kernel, g, std::numeric_limits<double>::infinity());
 }
 
 // Deep problems: op(A) larger than half of L2 (the small path's

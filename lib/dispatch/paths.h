@@ -25,6 +25,10 @@ constexpr double kSmallMinFlopsPerThread = 96.0 * 96.0 * 96.0;
 // where its rows are read in blocks that do (small_path_a_block_floats).
 // 256 Ki floats (1 MiB, padded to whole MR panels) is the smallest L2 of current x86 cores.
 constexpr double kSmallPathMaxAFloats = 256.0 * 1024.0;
+// The largest C (m*n) that a deep k sends to the small path past the volume
+// limits, on a team and on one thread (paths.cpp: small_c_deep_k, measured there).
+constexpr double kSmallCDeepKMaxFloats = 256.0 * 192.0;
+constexpr double kSmallCDeepKMaxFloatsAlone = 128.0 * 128.0;
 
 // bf16 on the vdpbf16ps kernel (GemmChoice::in_place_sibling) has no kernels
 // that read an operand in place: with it alone, a decode step's few columns
@@ -68,6 +72,8 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
 double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g);
 // Whether a call the blocked path would run alone (one thread) takes the small path instead.
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g);
+// Whether a small C over a deep k (more than one KC step) takes the small path, on a team or alone.
+bool small_c_deep_k(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g);
 // Whether a deep problem (op(A) beyond half of L2, C within it) takes the small path a KC step at a time.
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g);
 // The small path's blocking: only its KC matters, the blocked path's for the same call (so the same bits).
