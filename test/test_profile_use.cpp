@@ -390,6 +390,60 @@ void expect_small_c_deep_k(bool expect_profile) {
     }
 }
 
+// Past the profile's team volume (1000) and within its one-thread one
+// (260000), a call that one of the in-place paths would take on a team takes
+// the same path on one thread and on two, whose bits differ from another's
+// (paths.cpp: small_path_limit): few rows of C (16 x 200 x 60) the small path,
+// by the one-thread limit on the team too; few rows with B transposed (16 x
+// 300 x 50) the skinny path on C^T, on one thread too. A strided batch on
+// one thread writes what a call does. Without the profile all of them are
+// within the built-in volume.
+void expect_one_thread_as_a_team_past_its_limit(bool expect_profile) {
+    struct Case {
+        int m, n, k;
+        bool trans_b;
+        const char* path;  // with the profile, on one thread and on two
+    };
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (const Case& t : {Case{16, 200, 60, false, "small"}, Case{16, 300, 50, true, "skinny_trans_b"}}) {
+        SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) +
+                     (t.trans_b ? " NT" : " NN"));
+        const int count = 2, ldb = t.trans_b ? t.n : t.k;
+        std::vector<float> a(size_t(t.m) * t.k * count), b(size_t(t.k) * t.n * count), c0(size_t(t.m) * t.n * count);
+        for (float& x : a) x = dist(rng);
+        for (float& x : b) x = dist(rng);
+        for (float& x : c0) x = dist(rng);
+        std::vector<float> c[2] = {c0, c0}, batched = c0;
+        const char* path[2] = {};
+        int threads = 0;
+        for (int run = 0; run < 2; ++run) {
+            ridge_set_num_threads(run + 1);
+            const ridge_status status =
+                ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, t.trans_b ? RIDGE_TRANS : RIDGE_NO_TRANS, t.m, t.n, t.k,
+                            0.75f, a.data(), t.m, b.data(), ldb, -0.5f, c[run].data(), t.m);
+            ridge_report r;
+            const ridge_status reported = ridge_last_report(&r);
+            ridge_set_num_threads(0);
+            ASSERT_EQ(RIDGE_SUCCESS, status);
+            ASSERT_EQ(RIDGE_SUCCESS, reported);
+            path[run] = r.path, threads = r.threads;
+        }
+        ridge_set_num_threads(1);
+        const ridge_status status = ridge_sgemm_batch_strided(
+            RIDGE_COL_MAJOR, RIDGE_NO_TRANS, t.trans_b ? RIDGE_TRANS : RIDGE_NO_TRANS, t.m, t.n, t.k, 0.75f, a.data(),
+            t.m, t.m * t.k, b.data(), ldb, t.k * t.n, -0.5f, batched.data(), t.m, t.m * t.n, count);
+        ridge_set_num_threads(0);
+        ASSERT_EQ(RIDGE_SUCCESS, status);
+        EXPECT_STREQ(expect_profile ? t.path : "small", path[0]) << "on one thread";
+        if (threads < 2) continue;  // OpenMP gave no second thread: nothing to compare
+        EXPECT_STREQ(path[0], path[1]) << "on two threads";
+        const size_t one = size_t(t.m) * t.n;
+        EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), one * sizeof(float))) << "1 and 2 threads differ";
+        EXPECT_EQ(0, std::memcmp(batched.data(), c[1].data(), one * sizeof(float))) << "a batch on 1 thread differs";
+    }
+}
+
 // A strided batch on one thread takes the small path to the same one-thread
 // limit (the batch's own fast path, not one call per problem), with each C as
 // a call on two threads writes it (the blocked path there, with the profile).
@@ -527,6 +581,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         expect_small_path_alone_by_where_a_starts(expect_profile);
         expect_lined_limit_only_for_a_within_bound(expect_profile);
         expect_small_c_deep_k(expect_profile);
+        expect_one_thread_as_a_team_past_its_limit(expect_profile);
         expect_batch_small_path_alone(expect_profile);
     }
 }

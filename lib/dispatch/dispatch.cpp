@@ -80,18 +80,15 @@ namespace {
 GemmPlan packed_or_in_place_plan(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& args) {
     const double flops = 2.0 * double(args.m) * double(args.n) * double(args.k);
     GemmPlan plan = blocked_plan_for_call(cfg, choice, args, threads_for(flops, cfg.min_flops_per_thread));
-    // The kernel whose skinny and few-rows kernels the in-place paths would run.
-    const GemmKernel& reader = in_place_reader(choice, args);
-    plan.skinny_m_path = use_skinny_m_path(reader, args);
-    plan.skinny_path = !plan.skinny_m_path && use_skinny_path(cfg, reader, args);
-    plan.skinny_trans_a_path = !plan.skinny_m_path && !plan.skinny_path && use_skinny_trans_a_path(reader, args);
-    plan.rows_in_place_path = !plan.skinny_m_path && !plan.skinny_path &&
-                              !plan.skinny_trans_a_path && use_rows_in_place_path(*plan.kernel, args);
-    plan.skinny_trans_b_path = !plan.skinny_m_path && !plan.skinny_path &&
-                               !plan.skinny_trans_a_path && !plan.rows_in_place_path &&
-                               use_skinny_trans_b_path(cfg, reader, args);
-    if (plan.skinny_m_path || plan.skinny_path || plan.skinny_trans_a_path || plan.skinny_trans_b_path)
-        plan.kernel = &reader;
+    const InPlacePath in_place = in_place_path(cfg, choice, args);
+    plan.skinny_m_path = in_place == InPlacePath::skinny_m;
+    plan.skinny_path = in_place == InPlacePath::skinny;
+    plan.skinny_trans_a_path = in_place == InPlacePath::skinny_trans_a;
+    plan.rows_in_place_path = in_place == InPlacePath::rows_in_place;
+    plan.skinny_trans_b_path = in_place == InPlacePath::skinny_trans_b;
+    // The kernel whose skinny and few-rows kernels the in-place paths run (rows in place: the chosen one's).
+    if (in_place != InPlacePath::none && in_place != InPlacePath::rows_in_place)
+        plan.kernel = &in_place_reader(choice, args);
     if (plan.skinny_m_path) plan.few_rows_k_pass = few_rows_k_pass(args.m, args.k);
     if (plan.skinny_trans_a_path) plan.few_rows_k_pass = few_rows_k_pass(args.n, args.k);
     return plan;
@@ -169,10 +166,12 @@ ridge_status dispatch_gemm_batch(const GemmBatch& batch) {
     // Whole problems per thread only for problems too short to split; a problem
     // that a call would thread is threaded one after another (an odd count of
     // whole problems would leave a thread idle at the end).
-    // Each problem runs on one thread: the small path up to its one-thread
-    // limit (small_path_limit_alone, by where the first problem's A starts).
+    // Each problem runs on one thread: the small path up to the limit a call
+    // on one thread goes by (small_path_limit: by where the first problem's A
+    // starts, and not where a team would leave the call to an in-place path).
+    const double limit_alone = small_path_limit(cfg, cfg.gemm(first.input), first, 1, flops);
     const bool small = first.k > 0 && first.alpha != 0.0f && !as_gemv(first, &as_vector) && threads_for(flops) == 1 &&
-                       use_small_path(cfg, kernel, first, small_path_limit_alone(cfg, first));
+                       limit_alone >= 0 && use_small_path(cfg, kernel, first, limit_alone);
     const int team = small && lists_c_apart(batch)
                          ? std::max(1, int(std::min<int64_t>(threads_for(flops * double(batch.count)), batch.count)))
                          : 1;

@@ -802,6 +802,16 @@ bool few_columns_of_transposed_a(const GemmKernel& kernel, const GemmArgs& g) {
 }  // namespace
 
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
+InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g) {
+    const GemmKernel& reader = in_place_reader(choice, g);
+    if (use_skinny_m_path(reader, g)) return InPlacePath::skinny_m;
+    if (use_skinny_path(cfg, reader, g)) return InPlacePath::skinny;
+    if (use_skinny_trans_a_path(reader, g)) return InPlacePath::skinny_trans_a;
+    if (use_rows_in_place_path(*choice.kernel, g)) return InPlacePath::rows_in_place;
+    if (use_skinny_trans_b_path(cfg, reader, g)) return InPlacePath::skinny_trans_b;
+    return InPlacePath::none;
+}
+
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
@@ -1031,23 +1041,56 @@ int threads_for(double flops, double min_flops_per_thread) {
 
 int threads_for(double flops) { return threads_for(flops, runtime_config().min_flops_per_thread); }
 
+// The small path's m*n*k limit for a call on `threads` threads (flops: 2mnk),
+// or kNotTheSmallPath: a team goes by the team's limit (cfg.small_max_volume,
+// measured on squares against the blocked path's team), one thread by the
+// one-thread limits (small_path_limit_alone), except past the team's limit
+// on a call that a team would run (flops for two threads at the blocked
+// path's rate; RIDGE_NUM_THREADS=1 or a caller's parallel region keeps it on
+// one) where one of the in-place paths, whose bits differ from the small
+// path's, would take it (in_place_path): there one thread and a team take
+// the same path, the small path up to the one-thread limit where it is the
+// few-rows path (skinny_m), the in-place path otherwise. Found on the Intel VM
+// with its profile (team limit 80^3, one thread's 112^3, 448^3 with A on
+// lines): 48 x 300 x 80 ran the small path on one thread and the few-rows
+// path on two, 200 x 16 x 300 the skinny path on two, and C differed in its
+// last bits. Measured there (`RIDGE_NUM_THREADS=2 PROFILE_A=HOME PROFILE_B=Q
+// ridge-ab LIB LIB2 M N K 11 [TRANS]`, Q with the team's limit raised, two
+// copies of one build), the small path's team against the in-place path's:
+// few rows 48 x 300 x 80 1.489, 48 x 1000 x 80 1.151, 16 x 300 x 200 1.457,
+// 16 x 1000 x 100 1.290, 40 x 500 x 60 1.259, 8 x 2000 x 200 1.146 (on one
+// thread the small path was ahead too: the in-place path ran 0.908, 0.925,
+// 0.872 and 0.992 of it); few columns 200 x 16 x 300 0.945, 1000 x 16 x 200
+// 0.810, 300 x 40 x 100 0.951, 1000 x 40 x 30 1.078, B transposed 16 x 300 x
+// 200 NT 1.042, A transposed 300 x 16 x 300 TN 1.049, where one thread taking
+// the in-place path ran 0.974 (200 x 16 x 300), 1.006, 1.054, 1.021 and 1.005
+// of the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`).
+constexpr double kNotTheSmallPath = -1.0;
+double small_path_limit(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads,
+                        double flops) {
+    const double limit = threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g);
+    if (flops <= 2.0 * cfg.small_max_volume || flops < 2.0 * cfg.min_flops_per_thread) return limit;
+    switch (in_place_path(cfg, choice, g)) {
+    case InPlacePath::none: return limit;
+    case InPlacePath::skinny_m: return std::max(cfg.small_max_volume, small_path_limit_alone(cfg, g));
+    default: return kNotTheSmallPath;
+    }
+}
+
 // The small path's plan in one call, the rules it asks inlined here: a 16^3
 // call takes about 100 ns, 32^3 about 450. Against dispatch.cpp as one file
 // (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW n n n 21-31`; two copies of one
 // build 1.000-1.008), each rule a call of its own from dispatch.cpp ran
 // 0.983-0.986 at 16^3 and 0.990-0.994 at 32^3; this one call 0.986-0.993 and
 // 0.993-1.005.
-// A call the small path would run on a team goes by the team's limit
-// (cfg.small_max_volume), one it would run alone by the one-thread limits
-// (small_path_limit_alone: where the small path keeps up with the blocked
-// path on one thread, for A on cache lines or not).
+// Its volume limit: small_path_limit.
 bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call) {
     const GemmKernel& kernel = *choice.kernel;
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;  // (before asking for threads)
     const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
     const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
-    const double limit = threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g);
-    if (!use_small_path(cfg, kernel, g, limit)) return false;
+    const double limit = small_path_limit(cfg, choice, g, threads, flops);
+    if (limit == kNotTheSmallPath || !use_small_path(cfg, kernel, g, limit)) return false;
     call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
     call->threads = threads;
     call->k_steps = small_path_k_steps(cfg, choice, g);

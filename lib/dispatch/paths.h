@@ -65,6 +65,10 @@ struct SmallPathCall {
 };
 // Whether fp32 takes the small path at the configured volume, and with what: the first rule every call asks.
 bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, SmallPathCall* call);
+// The small path's m*n*k limit for a call on `threads` threads (flops: 2mnk);
+// negative where it must leave the call to an in-place path (a team's would).
+double small_path_limit(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads,
+                        double flops);
 // Whether fp32 takes the small path (A and B read in place) up to max_volume m*n*k.
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume);
 // The small path's m*n*k limit for a call it would run on one thread: by
@@ -91,6 +95,10 @@ bool use_skinny_trans_a_path(const GemmKernel& kernel, const GemmArgs& g);
 bool use_rows_in_place_path(const GemmKernel& kernel, const GemmArgs& g);
 // Whether few rows with B transposed take the skinny path on C^T, B read in place down its columns.
 bool use_skinny_trans_b_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g);
+// The path past the small path's limits that reads a few rows or columns in
+// place, in the order the dispatcher asks (none: the blocked path's five loops).
+enum class InPlacePath { none, skinny_m, skinny, skinny_trans_a, rows_in_place, skinny_trans_b };
+InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g);
 // k steps per pass of the few-rows path's outer form over `rows` rows (m, or n on C^T); 0: one pass.
 int64_t few_rows_k_pass(int64_t rows, int64_t k);
 

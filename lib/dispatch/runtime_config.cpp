@@ -86,7 +86,8 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.default_threads, cfg.min_flops_per_thread, cfg.small_min_flops_per_thread);
     std::fprintf(stderr,
                  "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread, %.4g there with A's columns on "
-                 "cache lines) with op(A) <= %.4g floats or in blocks of rows of %lld floats (while k x NR is "
+                 "cache lines; past the first, few rows of C by the one-thread limits on a team too, and the "
+                 "other in-place paths' shapes left to them on one thread too) with op(A) <= %.4g floats or in blocks of rows of %lld floats (while k x NR is "
                  "smaller than L1); past one KC step with op(A) within that and C within %.4g floats on a team, "
                  "%.4g on one thread; also past k = KC with op(A) beyond and C within %lld floats, a KC step at a "
                  "time\n",
