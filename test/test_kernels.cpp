@@ -1995,10 +1995,11 @@ TEST(Kernels, DispatchTakesSkinnyPathForFewColumns) {
 // reaches 72) on one thread and two, with A from memory (twice the last-level
 // cache) and in a cache (half of it), at lda 1000, 1024 (4 KiB) and 3072 (12
 // KiB); the blocked path past the width. At lda 2048 (8 KiB), or at 512
-// rows, only one thread streaming A takes it past kSkinnyMaxColumnsShared; a
-// cached A or a team runs the blocked path (lda 648 keeps the small path out
-// at 512 rows: past 512 and past the square-like shapes' 640). The result is
-// right on every path.
+// rows, the blocked path past kSkinnyMaxColumnsShared, on one thread as on two
+// (only one thread streaming A on a call too small for a team would take the
+// skinny path: the path must not change with the thread count, its bits
+// differ; lda 648 keeps the small path out at 512 rows: past 512 and past the
+// square-like shapes' 640). The result is right on every path.
 TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
@@ -2025,13 +2026,13 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
         const int64_t lda_4k = 1024 - tall, lda_8k = 2048 - tall, lda_12k = 3072 - tall;  // lda_pad, fp32
         const int64_t lda_648 = 648 - short_rows;
         expect_paths({{tall, n, k_for(tall, 2.0), false, false, 0, wide},
-                      {tall, n, k_for(tall, 2.0), false, false, lda_8k, threads == 1 ? wide : "blocked"},
+                      {tall, n, k_for(tall, 2.0), false, false, lda_8k, "blocked"},
                       {tall, n, k_for(tall, 0.5), false, false, 0, wide},
                       {tall, n, k_for(tall, 0.5), false, false, lda_4k, wide},
                       {tall, n, k_for(tall, 0.5), false, false, lda_12k, wide},
                       {tall, n, k_for(tall, 0.5), false, false, lda_8k, "blocked"},
                       {tall, widest + 1, k_for(tall, 0.5), false, false, 0, "blocked"},
-                      {short_rows, n, k_for(short_rows, 2.0), false, false, lda_648, threads == 1 ? wide : "blocked"},
+                      {short_rows, n, k_for(short_rows, 2.0), false, false, lda_648, "blocked"},
                       {short_rows, n, k_for(short_rows, 0.5), false, false, lda_648, "blocked"}},
                      1.0f, 0.0f, rng);
     }

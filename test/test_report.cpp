@@ -427,10 +427,11 @@ TEST(Report, FewRowsGrowKcForSixteenBitInputsPackedToFp32) {
     }
 }
 
-// Between 24 and 64 columns of C (48 on a team) the skinny path takes 320
-// rows and more where A does not fit L2 (paths.cpp: skinny_wide_min_rows),
-// where past 24 columns it otherwise wants 512: below the floor, with A
-// within L2, or 64 columns on two threads, the call stays off it.
+// Between 24 and 48 columns of C the skinny path takes 320 rows and more
+// where A does not fit L2 (paths.cpp: skinny_wide_min_rows), where past 24
+// columns it otherwise wants 512: below the floor, with A within L2, or 64
+// columns, the call stays off it, on one thread as on two (up to 64 only on a
+// call too small for a team: the path must not change with the thread count).
 TEST(Report, SkinnyPathFromFewerRowsWhereADoesNotFitL2) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->skinny == nullptr) GTEST_SKIP() << ker->name << " has no skinny kernel";
@@ -444,13 +445,15 @@ TEST(Report, SkinnyPathFromFewerRowsWhereADoesNotFitL2) {
         return std::string(call.report.path) + (call.report.threads > 1 ? " team" : "");
     };
     EXPECT_EQ("skinny", path(384, 32, k_for(384, 1.5), 1));
-    EXPECT_EQ("skinny", path(320, 64, k_for(320, 1.5), 1));
+    EXPECT_EQ("skinny", path(320, 48, k_for(320, 1.5), 1));
     EXPECT_NE("skinny", path(384, 32, k_for(384, 0.75), 1));  // A within L2
     EXPECT_NE("skinny", path(256, 32, k_for(256, 1.5), 1));   // below the floor
     EXPECT_EQ("skinny team", path(384, 48, k_for(384, 1.5), 2));
-    const std::string team_64 = path(384, 64, k_for(384, 1.5), 2);
-    EXPECT_NE("skinny team", team_64);
-    EXPECT_NE("skinny", team_64);
+    for (int threads : {1, 2}) {
+        const std::string wide = path(384, 64, k_for(384, 1.5), threads);
+        EXPECT_NE("skinny team", wide) << threads << " thread(s)";
+        EXPECT_NE("skinny", wide) << threads << " thread(s)";
+    }
 }
 
 // The few-rows path (outer-product form, 32 rows: groups of 12 columns) reads

@@ -30,6 +30,7 @@
 #include "gemm_check.h"
 #include "ridge/cblas.h"
 #include "ridge/ridge.h"
+#include "tuning/topology.h"
 
 using namespace ridge_test;
 
@@ -54,9 +55,29 @@ struct ThreadCountGuard {
     ~ThreadCountGuard() { ridge_set_num_threads(0); }
 };
 
-// The same call with 1 and then 2 threads (ridge_set_num_threads): C must be
-// identical bit for bit, and right. The shapes are big enough for the library to
-// really use two threads, which the test checks through threads_for().
+// The call `c` with 1 and then 2 threads (ridge_set_num_threads): C must be
+// identical bit for bit, and right. The shape must be big enough for the
+// library to really use two threads, which this checks through threads_for().
+void expect_one_and_two_threads_bit_identical(const Call& c, std::mt19937& rng) {
+    SCOPED_TRACE(c.describe());
+    ridge_set_num_threads(2);
+    ASSERT_EQ(2, ridge::threads_for(2.0 * double(c.m) * double(c.n) * double(c.k)))
+        << "shape too small: the library would not use two threads";
+    Operands ops(c, rng);
+    Guarded c2 = ops.c;  // the same starting C for the second run
+    const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
+
+    ridge_set_num_threads(1);
+    ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), ops.c.data()));
+    ridge_set_num_threads(2);
+    ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), c2.data()));
+
+    ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
+    ASSERT_TRUE(c2.untouched_outside());
+    ASSERT_EQ(0, std::memcmp(ops.c.data(), c2.data(), sizeof(float) * size_t(c.ldc() * c.n)))
+        << "1 and 2 threads differ";
+}
+
 TEST(Threads, OneAndTwoThreadsBitIdentical) {
     ASSERT_GE(omp_get_thread_limit(), 2) << "OpenMP may not start two threads here";
     const uint32_t seed = test_seed();
@@ -76,24 +97,33 @@ TEST(Threads, OneAndTwoThreadsBitIdentical) {
         c.m = s.m, c.n = s.n, c.k = s.k, c.ta = serial & 1, c.tb = serial & 2;
         c.alpha = 1.5f, c.beta = serial % 3 == 0 ? 0.0f : -0.5f, c.ldc_pad = serial % 2;
         ++serial;
-        SCOPED_TRACE(c.describe());
-        ridge_set_num_threads(2);
-        ASSERT_EQ(2, ridge::threads_for(2.0 * double(c.m) * double(c.n) * double(c.k)))
-            << "shape too small: the library would not use two threads";
-        Operands ops(c, rng);
-        Guarded c2 = ops.c;  // the same starting C for the second run
-        const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
-
-        ridge_set_num_threads(1);
-        ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), ops.c.data()));
-        ridge_set_num_threads(2);
-        ASSERT_EQ(RIDGE_SUCCESS, native(c, ops.a.data(), ops.b.data(), c2.data()));
-
-        ASSERT_TRUE(matches(c, ops.c, expect, bound_for(c)));
-        ASSERT_TRUE(c2.untouched_outside());
-        ASSERT_EQ(0, std::memcmp(ops.c.data(), c2.data(), sizeof(float) * size_t(c.ldc() * c.n)))
-            << "1 and 2 threads differ";
+        expect_one_and_two_threads_bit_identical(c, rng);
+        if (HasFatalFailure()) return;
     }
+}
+
+// Which path a call takes must not change with the thread count asked for,
+// where the paths' bits differ: the skinny path (few columns, its k chunks
+// each updating C) against the blocked or small paths (KC steps). 384 rows by
+// 49-64 columns with A beyond L2 took the skinny path on one thread (up to 64
+// columns there) and not on two (up to 48), and C differed (paths.cpp:
+// runs_on_one_thread). A as stored, B either way.
+TEST(Threads, PathDoesNotFollowTheThreadCountAsked) {
+    ASSERT_GE(omp_get_thread_limit(), 2) << "OpenMP may not start two threads here";
+    const uint32_t seed = test_seed();
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    ThreadCountGuard restore;
+    const int64_t m = 384, l2_floats = ridge::machine_topology().l2.size_bytes / 4;
+    const int64_t k_beyond_l2 = l2_floats * 5 / 4 / m + 7;
+    for (const int64_t n : {int64_t{56}, int64_t{60}})
+        for (const bool tb : {false, true}) {
+            Call c;
+            c.m = m, c.n = n, c.k = k_beyond_l2, c.ta = false, c.tb = tb;
+            c.alpha = 0.75f, c.beta = tb ? 0.0f : -0.5f;
+            expect_one_and_two_threads_bit_identical(c, rng);
+            if (HasFatalFailure()) return;
+        }
 }
 
 // A C written once and larger than the LLC is streamed out (non-temporal

@@ -137,14 +137,25 @@ bool skinny_shape(const GemmKernel& kernel, const GemmArgs& g, int64_t widest, i
            g.m >= min_rows;
 }
 
-// Whether the call runs on one thread (threads_for at the blocked path's rate).
+// Whether the call runs on one thread whatever the thread count asked for:
+// too little work for two at the blocked path's rate (threads_for). Not
+// whether this call runs on one: the skinny path's bits differ from the
+// blocked and small paths' (its k chunks update C), so its choice must not
+// change with RIDGE_NUM_THREADS or a caller's parallel region, or one thread
+// and a team would give C different bits. Found on the Intel VM: 384 x 60 x
+// 1474 took the skinny path on one thread (A beyond L2, up to 64 columns) and
+// the small path on two (up to 48 columns there); now the team's widths on
+// one thread too, wherever a team would run the call.
 bool runs_on_one_thread(const RuntimeConfig& cfg, const GemmArgs& g) {
     const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-    return threads_for(flops, cfg.min_flops_per_thread) == 1;
+    return flops < 2.0 * cfg.min_flops_per_thread;
 }
 
 // One thread streaming op(A) from memory: the decode shape the skinny
-// crossover is measured on (kSkinnyMaxColumns).
+// crossover is measured on (kSkinnyMaxColumns), on a call too small for a
+// team (runs_on_one_thread: with A beyond the L3, only a profile's very large
+// min_flops_per_thread makes one). A decode call on one thread of a larger
+// team's worth goes by the team's widths (kSkinnyMaxColumnsShared).
 bool one_thread_streams_a(const RuntimeConfig& cfg, const GemmArgs& g) {
     return a_comes_from_memory(cfg, g) && runs_on_one_thread(cfg, g);
 }
@@ -160,8 +171,9 @@ bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
 }
 
 // Below kSkinnyWideMinRows rows, an A that does not fit L2 still takes the
-// skinny path from kSkinnyMinRowsABeyondL2 rows on, up to 64 columns on one
-// thread and 48 on a team: the blocked path packs such an A from L3 in a pass
+// skinny path from kSkinnyMinRowsABeyondL2 rows on, up to 64 columns on a
+// call too small for a team (runs_on_one_thread) and 48 on any other, one
+// thread or a team: the blocked path packs such an A from L3 in a pass
 // (18-19 GB/s, 18% of a 500 x 64 x 2048 call by perf) to reuse each element
 // n times, where the sweep reads it once, in place. Measured on the Intel VM,
 // skinny / the blocked path (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 7-9`,
@@ -173,7 +185,12 @@ bool a_columns_multiple_of_8_kib_apart(const GemmArgs& g) {
 // AVX2 384 x 32 x 2048 1.19. 2 threads: n = 32 1.01-1.15, 48 1.01-1.10, but
 // 64 0.86-0.98 (hence 48 there). Not from fewer rows (256 x 48 / 64 x 2048
 // 0.97), nor with A within L2 (k = 1000: 256 x 48 / 64 0.95, 320 x 48 / 64
-// 0.98, 384 x 64 0.84; 192 x 64 x 2048 0.95).
+// 0.98, 384 x 64 0.84; 192 x 64 x 2048 0.95). Since the path's choice must
+// not depend on the thread count asked for (runs_on_one_thread), one thread of
+// a call a team would run goes by 48 too: it ran 0.88-0.92 of the skinny path
+// at 384 x 56 / 64 x 2048 and 448 x 64 x 4096, where the team on the skinny
+// path ran 0.85-0.93 of the path it takes (`RIDGE_NUM_THREADS=1|2 ridge-ab
+// OLD NEW M N K 9`, an experiment build).
 constexpr int64_t kSkinnyMinRowsABeyondL2 = 320;
 constexpr int64_t kSkinnyABeyondL2MaxColumns = 64;
 constexpr int64_t kSkinnyABeyondL2MaxColumnsTeam = 48;

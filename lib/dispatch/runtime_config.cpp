@@ -96,7 +96,7 @@ void print_config(const RuntimeConfig& cfg) {
                  kSmallCDeepKMaxFloatsAlone, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
-                 "(at most %lld) with one thread and A from memory, or more than %lld rows and A's columns not "
+                 "(at most %lld) with A from memory on a call too small for a team, or more than %lld rows and A's columns not "
                  "a multiple of 8 KiB apart; else up to %lld\n",
                  (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
                  (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN,
