@@ -35,7 +35,10 @@ std::string signature_json(const ridge::CpuSignature& sig) {
 // Every registered kernel gets KC=64 (a multiple of every k group), 4 MR panels
 // of MC and 8 NR panels of NC: far from any model's point, so it shows. C is
 // streamed out from twice the library's own L3 on.
-std::string forced_profile(const ridge::CpuSignature& sig) {
+const char* const kForcedSmallPath =
+    "{\"max_volume\": 1000, \"max_a_floats\": 12000, \"max_volume_alone\": 260000, "
+    "\"max_volume_alone_lined_a\": 300000}";
+std::string forced_profile(const ridge::CpuSignature& sig, const char* small_path = kForcedSmallPath) {
     std::string kernels;
     for (const ridge::GemmKernel& k : ridge::gemm_kernels()) {
         if (!kernels.empty()) kernels += ",\n";
@@ -45,8 +48,7 @@ std::string forced_profile(const ridge::CpuSignature& sig) {
     }
     return "{\n  \"format\": \"ridge-profile\", \"format_version\": 1,\n  \"cpu\": " + signature_json(sig) +
            ",\n  \"kernels\": {\n" + kernels +
-           "\n  },\n  \"small_path\": {\"max_volume\": 1000, \"max_a_floats\": 12000, \"max_volume_alone\": 260000, "
-           "\"max_volume_alone_lined_a\": 300000},\n"
+           "\n  },\n  \"small_path\": " + small_path + ",\n"
            "  \"skinny_path\": {\"max_columns\": 8, \"max_columns_bf16\": 24, \"max_columns_f16\": 4},\n"
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
            "  \"stream_c\": {\"min_bytes\": " +
@@ -72,13 +74,14 @@ struct ChildRun {
 
 // Runs this binary's child tests with `profile` as RIDGE_PROFILE and the
 // expectations in `expect` (environment assignments); stderr merged into output.
-ChildRun run_child(const std::string& profile, const std::string& expect) {
+ChildRun run_child(const std::string& profile, const std::string& expect,
+                   const char* child_test = "ConfigurationAndResult") {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) return {};
     self[n] = '\0';
     const std::string cmd = "RIDGE_PROFILE_USE_CHILD=1 RIDGE_VERBOSE=1 RIDGE_PROFILE='" + profile + "' " + expect +
-                            " '" + self + "' --gtest_filter='ProfileChild.*' 2>&1";
+                            " '" + self + "' --gtest_filter='ProfileChild." + child_test + "' 2>&1";
     ChildRun run;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe == nullptr) return run;
@@ -103,6 +106,22 @@ TEST(ProfileUse, ForcedBlockingIsUsedAndResultsStayCorrect) {
     EXPECT_TRUE(has(run.output, "KC=64 (L1)")) << run.output;
     EXPECT_TRUE(has(run.output, "from the tuned profile")) << run.output;
     EXPECT_TRUE(has(run.output, "ridge: profile: " + path)) << run.output;
+    EXPECT_TRUE(has(run.output, "[  PASSED  ] 1 test")) << run.output;
+}
+
+// The forced profile with the small path's team limit above one thread's
+// (300000 against 1000; a ridge-tune run on the Intel VM put them at 160^3
+// and 80^3): one C for any thread count still (ProfileChild.OneCForAnyThreadCount).
+TEST(ProfileUse, TeamSmallPathLimitAboveOneThreadsKeepsOneC) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    const std::string path = temp_path("team_above.json");
+    write_file(path, forced_profile(ridge::this_cpu_signature(),
+                                    "{\"max_volume\": 300000, \"max_a_floats\": 12000, \"max_volume_alone\": 1000, "
+                                    "\"max_volume_alone_lined_a\": 1000}"));
+    const ChildRun run = run_child(path, "", "OneCForAnyThreadCount");
+    std::remove(path.c_str());
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_TRUE(has(run.output, "up to m*n*k = 3e+05 (1000 on one thread")) << run.output;
     EXPECT_TRUE(has(run.output, "[  PASSED  ] 1 test")) << run.output;
 }
 
@@ -406,7 +425,11 @@ void expect_one_thread_as_a_team_past_its_limit(bool expect_profile) {
     };
     std::mt19937 rng(15);
     std::uniform_real_distribution<float> dist(-1, 1);
-    for (const Case& t : {Case{16, 200, 60, false, "small"}, Case{16, 300, 50, true, "skinny_trans_b"}}) {
+    // The last two have too few flops for the blocked path's team (the
+    // profile's 123456 a thread) and enough for the small path's (4321): the
+    // small path would run them on a team, and one thread goes by that.
+    for (const Case& t : {Case{16, 200, 60, false, "small"}, Case{16, 300, 50, true, "skinny_trans_b"},
+                          Case{16, 40, 100, false, "small"}, Case{16, 150, 50, true, "skinny_trans_b"}}) {
         SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) +
                      (t.trans_b ? " NT" : " NN"));
         const int count = 2, ldb = t.trans_b ? t.n : t.k;
@@ -441,6 +464,59 @@ void expect_one_thread_as_a_team_past_its_limit(bool expect_profile) {
         const size_t one = size_t(t.m) * t.n;
         EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), one * sizeof(float))) << "1 and 2 threads differ";
         EXPECT_EQ(0, std::memcmp(batched.data(), c[1].data(), one * sizeof(float))) << "a batch on 1 thread differs";
+    }
+}
+
+// One C for any thread count, on random shapes under the profile's limits
+// (the forced profile's: a team's small-path volume of 1000 against one
+// thread's 260000, or the other way round, the blocked path's 123456 flops a
+// thread against the small path's 4321, 8 skinny columns, KC 64), where the
+// paths' windows lie close together: few
+// rows, few columns, deep and square-ish shapes, every transpose pair, some
+// with A on cache lines. Each C on 1 and 2 threads the same bit for bit.
+void expect_one_c_for_any_thread_count() {
+    ridge_set_report(1);  // (the paths in a failure's message)
+    std::mt19937 rng(16);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    auto draw = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    for (int i = 0; i < 120; ++i) {
+        int m, n, k;
+        switch (i % 4) {
+        case 0: m = draw(1, 48), n = draw(16, 400), k = draw(8, 300); break;   // few rows
+        case 1: m = draw(16, 400), n = draw(1, 64), k = draw(8, 300); break;   // few columns
+        case 2: m = draw(16, 128), n = draw(16, 128), k = draw(64, 600); break;  // deep
+        default: m = draw(16, 200), n = draw(16, 200), k = draw(16, 200); break;
+        }
+        const bool ta = draw(0, 1) == 1, tb = draw(0, 1) == 1, lined = draw(0, 2) == 0;
+        const int lda = ta ? k : m, ldb = tb ? n : k;
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (ta ? " T" : " N") +
+                     (tb ? "T" : "N") + (lined ? ", A on lines" : ""));
+        const size_t a_floats = size_t(lda) * (ta ? m : k);
+        const size_t a_bytes = (sizeof(float) * (a_floats + 16) + 63) / 64 * 64;
+        float* a_storage = static_cast<float*>(std::aligned_alloc(64, a_bytes));
+        ASSERT_NE(nullptr, a_storage);
+        float* a = a_storage + (lined ? 0 : 4);  // 16 bytes past a line, as malloc places large blocks
+        for (size_t j = 0; j < a_floats; ++j) a[j] = dist(rng);
+        std::vector<float> b(size_t(ldb) * (tb ? k : n)), c0(size_t(m) * n);
+        for (float& x : b) x = dist(rng);
+        for (float& x : c0) x = dist(rng);
+        std::vector<float> c[2] = {c0, c0};
+        const char* path[2] = {};
+        for (int run = 0; run < 2; ++run) {
+            ridge_set_num_threads(run + 1);
+            const ridge_status status =
+                ridge_sgemm(RIDGE_COL_MAJOR, ta ? RIDGE_TRANS : RIDGE_NO_TRANS, tb ? RIDGE_TRANS : RIDGE_NO_TRANS, m, n,
+                            k, 0.75f, a, lda, b.data(), ldb, i % 3 == 0 ? 0.0f : -0.5f, c[run].data(), m);
+            ridge_report r;
+            const ridge_status reported = ridge_last_report(&r);
+            ridge_set_num_threads(0);
+            ASSERT_EQ(RIDGE_SUCCESS, status);
+            ASSERT_EQ(RIDGE_SUCCESS, reported);
+            path[run] = r.path;
+        }
+        std::free(a_storage);
+        EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), c0.size() * sizeof(float)))
+            << "1 and 2 threads differ: " << path[0] << " / " << path[1];
     }
 }
 
@@ -539,6 +615,11 @@ void expect_few_rows_follow_the_thin_rule(const ridge::RuntimeConfig& cfg) {
     }
 }
 
+TEST(ProfileChild, OneCForAnyThreadCount) {
+    if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
+    expect_one_c_for_any_thread_count();
+}
+
 TEST(ProfileChild, ConfigurationAndResult) {
     if (!in_child()) GTEST_SKIP() << "run by the ProfileUse tests";
     const bool expect_profile = std::string(std::getenv("RIDGE_EXPECT_PROFILE") ?: "0") == "1";
@@ -582,6 +663,7 @@ TEST(ProfileChild, ConfigurationAndResult) {
         expect_lined_limit_only_for_a_within_bound(expect_profile);
         expect_small_c_deep_k(expect_profile);
         expect_one_thread_as_a_team_past_its_limit(expect_profile);
+        expect_one_c_for_any_thread_count();
         expect_batch_small_path_alone(expect_profile);
     }
 }

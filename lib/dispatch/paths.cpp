@@ -818,7 +818,9 @@ bool few_columns_of_transposed_a(const GemmKernel& kernel, const GemmArgs& g) {
 
 }  // namespace
 
-// The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
+// The in-place paths in the order the dispatcher's plan asks them, each with
+// the kernel whose skinny and few-rows kernels it runs (in_place_reader; rows
+// in place on the chosen kernel's own).
 InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g) {
     const GemmKernel& reader = in_place_reader(choice, g);
     if (use_skinny_m_path(reader, g)) return InPlacePath::skinny_m;
@@ -829,6 +831,7 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
     return InPlacePath::none;
 }
 
+// The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
     if (g.input != Dtype::f32 || kernel.small_f32 == nullptr) return false;
@@ -1061,35 +1064,40 @@ int threads_for(double flops) { return threads_for(flops, runtime_config().min_f
 // The small path's m*n*k limit for a call on `threads` threads (flops: 2mnk),
 // or kNotTheSmallPath: a team goes by the team's limit (cfg.small_max_volume,
 // measured on squares against the blocked path's team), one thread by the
-// one-thread limits (small_path_limit_alone), except past the team's limit
-// on a call that a team would run (flops for two threads at the blocked
-// path's rate; RIDGE_NUM_THREADS=1 or a caller's parallel region keeps it on
-// one) where one of the in-place paths, whose bits differ from the small
-// path's, would take it (in_place_path): there one thread and a team take
-// the same path, the small path up to the one-thread limit where it is the
-// few-rows path (skinny_m), the in-place path otherwise. Found on the Intel VM
-// with its profile (team limit 80^3, one thread's 112^3, 448^3 with A on
-// lines): 48 x 300 x 80 ran the small path on one thread and the few-rows
-// path on two, 200 x 16 x 300 the skinny path on two, and C differed in its
-// last bits. Measured there (`RIDGE_NUM_THREADS=2 PROFILE_A=HOME PROFILE_B=Q
-// ridge-ab LIB LIB2 M N K 11 [TRANS]`, Q with the team's limit raised, two
-// copies of one build), the small path's team against the in-place path's:
-// few rows 48 x 300 x 80 1.489, 48 x 1000 x 80 1.151, 16 x 300 x 200 1.457,
-// 16 x 1000 x 100 1.290, 40 x 500 x 60 1.259, 8 x 2000 x 200 1.146 (on one
-// thread the small path was ahead too: the in-place path ran 0.908, 0.925,
-// 0.872 and 0.992 of it); few columns 200 x 16 x 300 0.945, 1000 x 16 x 200
-// 0.810, 300 x 40 x 100 0.951, 1000 x 40 x 30 1.078, B transposed 16 x 300 x
-// 200 NT 1.042, A transposed 300 x 16 x 300 TN 1.049, where one thread taking
-// the in-place path ran 0.974 (200 x 16 x 300), 1.006, 1.054, 1.021 and 1.005
-// of the small path (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`).
+// one-thread limits (small_path_limit_alone), except where the two disagree on
+// a call the small path would run on a team (flops for two threads at its
+// rate, cfg.small_min_flops_per_thread; RIDGE_NUM_THREADS=1 or a caller's
+// parallel region keeps it on one) and one of the in-place paths, whose bits
+// differ from the small path's, would take it otherwise (in_place_path): there
+// one thread and a team take the same path, the small path up to the larger
+// limit where the other is the few-rows path (skinny_m), the in-place path
+// otherwise. (Where the other is the five loops, either path gives the same
+// bits.) Found on the Intel VM with its profile (team limit 80^3, one thread's
+// 112^3, 448^3 with A on lines): 48 x 300 x 80 ran the small path on one
+// thread and the few-rows path on two, 200 x 16 x 300 the skinny path on two,
+// and C differed in its last bits; a later ridge-tune run put the team's limit
+// above one thread's (160^3 against 80^3), the other way round. Measured there
+// (`RIDGE_NUM_THREADS=2 PROFILE_A=HOME PROFILE_B=Q ridge-ab LIB LIB2 M N K 11
+// [TRANS]`, Q with the team's limit raised, two copies of one build), the
+// small path's team against the in-place path's: few rows 48 x 300 x 80 1.489,
+// 48 x 1000 x 80 1.151, 16 x 300 x 200 1.457, 16 x 1000 x 100 1.290, 40 x 500
+// x 60 1.259, 8 x 2000 x 200 1.146 (on one thread the small path was ahead
+// too: the in-place path ran 0.908, 0.925, 0.872 and 0.992 of it); few columns
+// 200 x 16 x 300 0.945, 1000 x 16 x 200 0.810, 300 x 40 x 100 0.951, 1000 x 40
+// x 30 1.078, B transposed 16 x 300 x 200 NT 1.042, A transposed 300 x 16 x
+// 300 TN 1.049, where one thread taking the in-place path ran 0.974 (200 x 16
+// x 300), 1.006, 1.054, 1.021 and 1.005 of the small path
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`).
 constexpr double kNotTheSmallPath = -1.0;
 double small_path_limit(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads,
                         double flops) {
-    const double limit = threads > 1 ? cfg.small_max_volume : small_path_limit_alone(cfg, g);
-    if (flops <= 2.0 * cfg.small_max_volume || flops < 2.0 * cfg.min_flops_per_thread) return limit;
+    const double team = cfg.small_max_volume, alone = small_path_limit_alone(cfg, g);
+    const double limit = threads > 1 ? team : alone, volume = flops / 2.0;
+    const bool limits_agree = volume <= std::min(team, alone) || volume > std::max(team, alone);
+    if (limits_agree || flops < 2.0 * cfg.small_min_flops_per_thread) return limit;
     switch (in_place_path(cfg, choice, g)) {
     case InPlacePath::none: return limit;
-    case InPlacePath::skinny_m: return std::max(cfg.small_max_volume, small_path_limit_alone(cfg, g));
+    case InPlacePath::skinny_m: return std::max(team, alone);
     default: return kNotTheSmallPath;
     }
 }

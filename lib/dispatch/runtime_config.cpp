@@ -87,17 +87,17 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr,
                  "ridge: fp32 small path up to m*n*k = %.4g (%.4g on one thread, %.4g there with A's columns on "
                  "cache lines; past the first, few rows of C by the one-thread limits on a team too, and the "
-                 "other in-place paths' shapes left to them on one thread too) with op(A) <= %.4g floats or in blocks of rows of %lld floats (while k x NR is "
-                 "smaller than L1); past one KC step with op(A) within that and C within %.4g floats on a team, "
-                 "%.4g on one thread; also past k = KC with op(A) beyond and C within %lld floats, a KC step at a "
-                 "time\n",
+                 "other in-place paths' shapes left to them on one thread too) with op(A) <= %.4g floats or in "
+                 "blocks of rows of %lld floats (while k x NR is smaller than L1); past one KC step with op(A) "
+                 "within that and C within %.4g floats on a team, %.4g on one thread; also past k = KC with "
+                 "op(A) beyond and C within %lld floats, a KC step at a time\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_volume_alone_lined_a,
                  cfg.small_max_a_floats, (long long)cfg.small_a_block_floats, kSmallCDeepKMaxFloats,
                  kSmallCDeepKMaxFloatsAlone, (long long)cfg.small_a_block_floats);
     std::fprintf(stderr,
                  "ridge: skinny path (A read once in place) up to n = %lld columns for fp32, %lld bf16, %lld fp16 "
-                 "(at most %lld) with A from memory on a call too small for a team, or more than %lld rows and A's columns not "
-                 "a multiple of 8 KiB apart; else up to %lld\n",
+                 "(at most %lld) with A from memory on a call too small for a team, or more than %lld rows and "
+                 "A's columns not a multiple of 8 KiB apart; else up to %lld\n",
                  (long long)cfg.skinny_max_columns[int(Dtype::f32)], (long long)cfg.skinny_max_columns[int(Dtype::bf16)],
                  (long long)cfg.skinny_max_columns[int(Dtype::f16)], (long long)kSkinnyMaxN,
                  (long long)kSkinnyWideMinRows, (long long)kSkinnyMaxColumnsShared);
