@@ -1069,10 +1069,10 @@ int threads_for(double flops) { return threads_for(flops, runtime_config().min_f
 // rate, cfg.small_min_flops_per_thread; RIDGE_NUM_THREADS=1 or a caller's
 // parallel region keeps it on one) and one of the in-place paths, whose bits
 // differ from the small path's, would take it otherwise (in_place_path): there
-// one thread and a team take the same path, the small path up to the larger
-// limit where the other is the few-rows path (skinny_m), the in-place path
-// otherwise. (Where the other is the five loops, either path gives the same
-// bits.) Found on the Intel VM with its profile (team limit 80^3, one thread's
+// one thread and a team take the same path: the small path up to the larger
+// limit where the other is the few-rows path (skinny_m), else the path a team
+// takes by its own limit. (Where the other is the five loops, either path
+// gives the same bits.) Found on the Intel VM with its profile (team limit 80^3, one thread's
 // 112^3, 448^3 with A on lines): 48 x 300 x 80 ran the small path on one
 // thread and the few-rows path on two, 200 x 16 x 300 the skinny path on two,
 // and C differed in its last bits; a later ridge-tune run put the team's limit
@@ -1087,7 +1087,13 @@ int threads_for(double flops) { return threads_for(flops, runtime_config().min_f
 // x 30 1.078, B transposed 16 x 300 x 200 NT 1.042, A transposed 300 x 16 x
 // 300 TN 1.049, where one thread taking the in-place path ran 0.974 (200 x 16
 // x 300), 1.006, 1.054, 1.021 and 1.005 of the small path
-// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`).
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 11`). With the later profile
+// (team's limit 160^3 above one thread's 80^3, and the blocked path's team
+// from 2.1 MFLOP a thread against the small path's 0.88) the same few-column
+// shapes' small team ran 1.143, 1.244, 0.813, 1.324, 1.291 and 1.013 of the
+// in-place path, which then ran on one thread (`PROFILE_A=P PROFILE_B=Q
+// RIDGE_NUM_THREADS=2 ridge-ab LIB LIB2 M N K 9 [TRANS]`, P with both limits
+// at 80^3, Q at 160^3): the few-column shapes follow the team's own limit.
 constexpr double kNotTheSmallPath = -1.0;
 double small_path_limit(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g, int threads,
                         double flops) {
@@ -1098,7 +1104,7 @@ double small_path_limit(const RuntimeConfig& cfg, const GemmChoice& choice, cons
     switch (in_place_path(cfg, choice, g)) {
     case InPlacePath::none: return limit;
     case InPlacePath::skinny_m: return std::max(team, alone);
-    default: return kNotTheSmallPath;
+    default: return volume <= team ? std::max(team, alone) : kNotTheSmallPath;  // as a team takes it
     }
 }
 
