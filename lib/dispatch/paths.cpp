@@ -1034,10 +1034,24 @@ bool small_c_deep_k(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmAr
 // 480 x 272 x 1500 1.067, 400 x 200 x 1200 1.044, 512 x 256 x 2048 1.004 /
 // 0.999, 512 x 128 x 1024 1.002, 512 x 32 x 4096 0.999; but RIDGE_ISA=avx2
 // 512 x 256 x 2048 0.922 (500 x 64 x 1000 0.996), so AVX2's keeps it.
+// On the Intel VM (2 MiB L2) the rule lost with A transposed, which the
+// small path packs whole, per thread, from L3 before its first FMA, and past
+// kDeepSmallPathMaxRows rows; the blocked path against it (an experiment
+// build turning the rule off, `RIDGE_NUM_THREADS=1|2 ridge-ab OLD NEW M N K
+// 9 [TN]`), 1 / 2 threads: TN 512 x 96 x 1000 1.099 / 1.296, 300 x 300 x 3000
+// 1.076 / 1.126, 256 x 96 x 2000 1.081 / 1.218, 128 x 128 x 4096 1.062 /
+// 1.099, 384 x 128 x 1500 1.067 / 1.173; NN 512 x 96 x 1000 1.043 / 1.114,
+// 300 x 300 x 3000 1.032 / 1.052, 384 x 128 x 1500 0.982 / 1.090, 512 x 64 x
+// 2048 1.007 / 0.996; up to 256 rows the small path held: 128 x 128 x 4096
+// 0.941 / 0.934, 96 x 96 x 4096 0.915 / 0.916, 200 x 150 x 3000 0.936 /
+// 0.825, 160 x 160 x 3000 0.953 / 0.986, 256 x 256 x 4096 0.978 / 0.960,
+// 256 x 128 x 2048 0.994 / 0.966, 256 x 256 x 2048 1.000 / 0.975, 128 x 256
+// x 2048 1.001 / 1.000. (The Zen 4's TN gains above were 0.3-3.8%.)
+constexpr int64_t kDeepSmallPathMaxRows = 256;
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
     const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
-    if (!takes_it || g.k <= plan.blocking.KC || g.m > kSmallPathMaxRows) return false;
+    if (!takes_it || g.trans_a || g.k <= plan.blocking.KC || g.m > kDeepSmallPathMaxRows) return false;
     if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
     const double half_l2_floats = double(cfg.small_a_block_floats);
