@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -471,9 +472,9 @@ void expect_one_thread_as_a_team_past_its_limit(bool expect_profile) {
 // (the forced profile's: a team's small-path volume of 1000 against one
 // thread's 260000, or the other way round, the blocked path's 123456 flops a
 // thread against the small path's 4321, 8 skinny columns, KC 64), where the
-// paths' windows lie close together: few
-// rows, few columns, deep and square-ish shapes, every transpose pair, some
-// with A on cache lines. Each C on 1 and 2 threads the same bit for bit.
+// paths' windows lie close together: few rows, few columns, deep and
+// square-ish shapes, every transpose pair, some with A on cache lines. Each C
+// on 1 and 2 threads the same bit for bit.
 void expect_one_c_for_any_thread_count() {
     ridge_set_report(1);  // (the paths in a failure's message)
     std::mt19937 rng(16);
@@ -493,9 +494,10 @@ void expect_one_c_for_any_thread_count() {
                      (tb ? "T" : "N") + (lined ? ", A on lines" : ""));
         const size_t a_floats = size_t(lda) * (ta ? m : k);
         const size_t a_bytes = (sizeof(float) * (a_floats + 16) + 63) / 64 * 64;
-        float* a_storage = static_cast<float*>(std::aligned_alloc(64, a_bytes));
+        const std::unique_ptr<float, decltype(&std::free)> a_storage(
+            static_cast<float*>(std::aligned_alloc(64, a_bytes)), &std::free);
         ASSERT_NE(nullptr, a_storage);
-        float* a = a_storage + (lined ? 0 : 4);  // 16 bytes past a line, as malloc places large blocks
+        float* a = a_storage.get() + (lined ? 0 : 4);  // 16 bytes past a line, as malloc places large blocks
         for (size_t j = 0; j < a_floats; ++j) a[j] = dist(rng);
         std::vector<float> b(size_t(ldb) * (tb ? k : n)), c0(size_t(m) * n);
         for (float& x : b) x = dist(rng);
@@ -514,7 +516,6 @@ void expect_one_c_for_any_thread_count() {
             ASSERT_EQ(RIDGE_SUCCESS, reported);
             path[run] = r.path;
         }
-        std::free(a_storage);
         EXPECT_EQ(0, std::memcmp(c[0].data(), c[1].data(), c0.size() * sizeof(float)))
             << "1 and 2 threads differ: " << path[0] << " / " << path[1];
     }
