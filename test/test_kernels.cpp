@@ -2262,8 +2262,8 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 
 // Deep problems (paths.cpp: deep_enough_for_small_path), on one thread or
 // two: the small path with its KC steps outside its tiles where op(A)
-// outgrows half of L2 and C does not, k past KC, A as stored and at most 256
-// rows; with A or B transposed, or 288 rows, the blocked path (the results
+// outgrows half of L2 and C does not, k past KC, A as stored and at most 288
+// rows; with A or B transposed, or 289 rows, the blocked path (the results
 // right on every path, and the bits the blocked path's:
 // Kernels.SmallAndBlockedPathsSameBits). (A C past half of L2 with B within L2
 // and k past KC needs more rows than a KC step's slice of A and C allow in L2,
@@ -2281,8 +2281,8 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
         SCOPED_TRACE(std::to_string(threads) + " thread(s)");
         ridge_set_num_threads(threads);
         expect_paths({{128, 128, deep_k, false, false, 3, "small"},
-                      {256, 64, deep_k, false, false, 0, "small"},
-                      {288, 64, deep_k, false, false, 0, "blocked"},
+                      {288, 64, deep_k, false, false, 0, "small"},
+                      {289, 64, deep_k, false, false, 0, "blocked"},
                       {128, 128, deep_k, true, false, 0, "blocked"},
                       {128, 128, deep_k, false, true, 0, "blocked"}},
                      0.75f, 0.5f, rng);

@@ -1042,12 +1042,14 @@ bool small_c_deep_k(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmAr
 // 1.076 / 1.126, 256 x 96 x 2000 1.081 / 1.218, 128 x 128 x 4096 1.062 /
 // 1.099, 384 x 128 x 1500 1.067 / 1.173; NN 512 x 96 x 1000 1.043 / 1.114,
 // 300 x 300 x 3000 1.032 / 1.052, 384 x 128 x 1500 0.982 / 1.090, 512 x 64 x
-// 2048 1.007 / 0.996; up to 256 rows the small path held: 128 x 128 x 4096
-// 0.941 / 0.934, 96 x 96 x 4096 0.915 / 0.916, 200 x 150 x 3000 0.936 /
-// 0.825, 160 x 160 x 3000 0.953 / 0.986, 256 x 256 x 4096 0.978 / 0.960,
+// 2048 1.007 / 0.996, 320 x 128 x 2000 0.950 / 1.087; up to 288 rows (nine
+// MR tiles) the small path held: 128 x 128 x 4096 0.941 / 0.934, 96 x 96 x
+// 4096 0.915 / 0.916, 200 x 150 x 3000 0.936 / 0.825, 160 x 160 x 3000 0.953
+// / 0.986, 224 x 128 x 3000 0.918 / 0.927, 256 x 256 x 4096 0.978 / 0.960,
 // 256 x 128 x 2048 0.994 / 0.966, 256 x 256 x 2048 1.000 / 0.975, 128 x 256
-// x 2048 1.001 / 1.000. (The Zen 4's TN gains above were 0.3-3.8%.)
-constexpr int64_t kDeepSmallPathMaxRows = 256;
+// x 2048 1.001 / 1.000, 288 x 96 x 3000 0.935 / 0.978, 288 x 200 x 2000
+// 0.960 / 0.946. (The Zen 4's TN gains above were 0.3-3.8%.)
+constexpr int64_t kDeepSmallPathMaxRows = 288;
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
     const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
