@@ -738,7 +738,7 @@ namespace {
 // A transposed op(A) is a copy in every thread's workspace, which stays with
 // the thread: at most kThinPackedAInL2s L2s of it (8 MiB here), not half the
 // last-level cache per thread of a large team (packed_a_too_large; the deep
-// rule below keeps to it too).
+// rule below takes no transposed A at all).
 // From 24 rows, not from 49 (where the few-rows path's outer form, which
 // takes up to kOuterMaxRows, stopped before): the outer form keeps its panel
 // of A in L2 and copies each group of B's columns into L1 before its FMAs,
@@ -1054,10 +1054,9 @@ bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, 
     const GemmKernel& ker = *plan.kernel;
     const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
     if (!takes_it || g.trans_a || g.k <= plan.blocking.KC || g.m > kDeepSmallPathMaxRows) return false;
-    if ((!g.trans_a && g.lda > kSmallPathMaxRows) || small_path_copies_b(g, ker)) return false;
+    if (g.lda > kSmallPathMaxRows || small_path_copies_b(g, ker)) return false;
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
     const double half_l2_floats = double(cfg.small_a_block_floats);
-    if (packed_a_too_large(g, (double(g.m) + double(ker.MR)) * double(g.k))) return false;  // (as the thin rule's bound)
     const double a_step_floats = rows * double(plan.blocking.KC), c_floats = double(g.m) * double(g.n);
     const bool step_within_l2 = a_step_floats + c_floats <= 2.0 * half_l2_floats;
     return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats &&
