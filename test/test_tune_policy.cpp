@@ -5,9 +5,11 @@
 // (tune/timing.h: Placement).
 #include <gtest/gtest.h>
 
+#include "a_in_place.h"
 #include "asked_kernel.h"
 #include "cut_short.h"
 #include "knee.h"
+#include "rule_verdict.h"
 #include "timing.h"
 #include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
@@ -138,6 +140,43 @@ TEST(Placement, MovesAMatrixToTheSameOffsetFromALineWhereverMallocPutIt) {
     }
     EXPECT_EQ(0u, ridge_tune::bytes_to_placement(0x10010, Placement::off_line)) << "already 16 bytes past a line";
     EXPECT_EQ(48u, ridge_tune::bytes_to_placement(0x10010, Placement::on_line));
+}
+
+// A blocked-path rule the library leaves off goes on only where two
+// measurements both show it paying (tune/rule_verdict.h).
+TEST(RuleVerdict, OneMeasurementThatPaysIsNotEnough) {
+    using ridge_tune::rule_confirmed;
+    using ridge_tune::rule_needs_second_measurement;
+    EXPECT_TRUE(rule_needs_second_measurement({1.048}));
+    EXPECT_FALSE(rule_confirmed({1.048}));
+    EXPECT_TRUE(rule_confirmed({1.048, 1.02}));
+    EXPECT_FALSE(rule_confirmed({1.048, 0.93})) << "the second measurement says no";
+    EXPECT_FALSE(rule_needs_second_measurement({1.048, 0.93}));
+}
+
+TEST(RuleVerdict, AMeasurementThatFallsShortEndsIt) {
+    using ridge_tune::kRuleMinGain;
+    EXPECT_FALSE(ridge_tune::rule_needs_second_measurement({0.925}));
+    EXPECT_FALSE(ridge_tune::rule_needs_second_measurement({kRuleMinGain - 0.001}));
+    EXPECT_FALSE(ridge_tune::rule_confirmed({0.925}));
+    EXPECT_FALSE(ridge_tune::rule_confirmed({}));
+    EXPECT_TRUE(ridge_tune::rule_confirmed({kRuleMinGain, kRuleMinGain}));
+}
+
+// The block of A read in place is timed where the rule is weakest, at its
+// largest lda (two thirds of MC in whole panels), besides 512 rows.
+TEST(AInPlaceRows, TheLargestLdaTheRuleTakesIsTimed) {
+    using ridge_tune::a_in_place_rows;
+    const ridge_tune::AInPlaceRows intel = a_in_place_rows(1792, 32);  // MC on the Intel VMs' 2 MiB L2
+    EXPECT_EQ(intel.largest, 1184);
+    EXPECT_EQ(intel.fewer, 512);
+    const ridge_tune::AInPlaceRows zen4 = a_in_place_rows(768, 32);
+    EXPECT_EQ(zen4.largest, 512);
+    EXPECT_EQ(zen4.fewer, 512);
+    const ridge_tune::AInPlaceRows small = a_in_place_rows(600, 32);  // 400 rows: 12 panels
+    EXPECT_EQ(small.largest, 384);
+    EXPECT_EQ(small.fewer, 384);
+    EXPECT_EQ(a_in_place_rows(40, 32).largest, 0) << "two thirds of MC holds no panel";
 }
 
 }  // namespace

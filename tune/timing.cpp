@@ -10,6 +10,7 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/paths.h"
 #include "median.h"
+#include "rule_verdict.h"
 
 namespace ridge_tune {
 namespace {
@@ -114,22 +115,28 @@ ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const r
 bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
                const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
                const char* without_name, std::vector<std::string>* lines) {
-    constexpr double kMinGain = 1.01;
-    double log_gain = 0;
-    for (const std::vector<int64_t>& shape : shapes) {
-        Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
-        const double gain = time_plans(problem, {without, with}, rounds).paired_ratio(1, 0);
-        log_gain += std::log(gain);
-        char line[200];
-        std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): %s %.3fx of %s", (long long)shape[0],
-                      (long long)shape[1], (long long)shape[2], with_name, gain, without_name);
-        lines->push_back(line);
-    }
-    const double mean_gain = shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size()));
-    const bool pays = mean_gain >= kMinGain;
-    char line[200];
-    std::snprintf(line, sizeof line, "blocked path: %s %.3fx of %s (geometric mean): %s", with_name, mean_gain,
-                  without_name, pays ? with_name : without_name);
+    std::vector<double> mean_gains;
+    do {
+        double log_gain = 0;
+        for (const std::vector<int64_t>& shape : shapes) {
+            Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
+            const double gain = time_plans(problem, {without, with}, rounds).paired_ratio(1, 0);
+            log_gain += std::log(gain);
+            char line[200];
+            std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): %s %.3fx of %s",
+                          (long long)shape[0], (long long)shape[1], (long long)shape[2], with_name, gain,
+                          without_name);
+            lines->push_back(line);
+        }
+        mean_gains.push_back(shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size())));
+    } while (rule_needs_second_measurement(mean_gains));
+    const bool pays = rule_confirmed(mean_gains);
+    char line[240];
+    int len = std::snprintf(line, sizeof line, "blocked path: %s %.3fx of %s (geometric mean)", with_name,
+                            mean_gains[0], without_name);
+    if (mean_gains.size() > 1)
+        len += std::snprintf(line + len, sizeof line - size_t(len), ", measured again %.3fx", mean_gains[1]);
+    std::snprintf(line + len, sizeof line - size_t(len), ": %s", pays ? with_name : without_name);
     lines->push_back(line);
     return pays;
 }

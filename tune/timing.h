@@ -85,9 +85,9 @@ double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan);
 // `without` on each fp32 shape {m, n, k} (time_plans over `rounds` rounds),
 // one line per shape appended to *lines ("blocked path MxNxK (1 thread):
 // <with_name> 1.234x of <without_name>") and one for the verdict. True where
-// the geometric mean of the speed-ups is at least 1.01: on a shared VM two
-// equal plans differ by about 1% in paired medians, and the library's
-// built-in answer (the rule off) stands.
+// the geometric mean of the speed-ups is at least 1.01 and, measured again,
+// is so a second time (rule_verdict.h: rule_confirmed); otherwise the
+// library's built-in answer (the rule off) stands.
 bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
                const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
                const char* without_name, std::vector<std::string>* lines);
