@@ -947,7 +947,10 @@ TEST(Kernels, DriverSkinnyTeamCopiesEachChunkOfBOncePerThread) {
 // The skinny path over several blocks of rows (each block runs all its chunks
 // of k before the next): m two blocks and a partial one, k over several chunks
 // and a partial one, beta applied once per element (0 with NaN in C, others),
-// 1 and 3 threads (a thread's rows may begin inside a block).
+// 1 and 3 threads (a thread's rows may begin inside a block), taking turns
+// by pairs of calls (both row counts of a width on one of them): each call's
+// product in double is what this test spends its time on (under ASan it was
+// the suite's longest test but one).
 TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
     const uint32_t seed = test_seed() + 15;
     SCOPED_TRACE(seed_note(seed));
@@ -972,10 +975,8 @@ TEST(Kernels, DriverSkinnyPathOverSeveralBlocksOfRows) {
                 call.tb = t & 1;
                 call.alpha = kScalars[t][0], call.beta = kScalars[t][1];
                 call.lda_pad = t, call.ldc_pad = 3;
-                for (int threads : {1, 3}) {
-                    plan.threads = threads;
-                    ASSERT_TRUE(run_driver(call, plan, rng)) << m << " x " << n << " x " << k << ", " << threads;
-                }
+                plan.threads = t < 2 ? 1 : 3;
+                ASSERT_TRUE(run_driver(call, plan, rng)) << m << " x " << n << " x " << k << ", " << plan.threads;
             }
         }
     }
@@ -988,15 +989,25 @@ testing::AssertionResult near_exact_product(const float* c, int64_t ldc, const f
                                             const float* b, int64_t ldb, int64_t m, int64_t n, int64_t k,
                                             float alpha) {
     const double bound = gemm_error_bound(k, alpha, 1.0, 1.0, 0.0f, 1.0);
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) {
-            double want = 0.0;
-            for (int64_t p = 0; p < k; ++p) want += double(a[i + p * lda]) * double(b[p + j * ldb]);
-            const double got = c[i + j * ldc];
-            if (!(std::abs(alpha * want - got) <= bound))
-                return testing::AssertionFailure() << "C(" << i << "," << j << ") = " << got << ", want "
-                                                   << alpha * want << " within " << bound;
+    // A column of the product at a time, down A's columns (contiguous): the
+    // same sums in the same order as an inner loop over k, without a stride of
+    // lda per term (4000 rows x 64 x 400 took seconds that way, a minute and a
+    // half under ASan).
+    std::vector<double> want(static_cast<size_t>(m));
+    for (int64_t j = 0; j < n; ++j) {
+        std::fill(want.begin(), want.end(), 0.0);
+        for (int64_t p = 0; p < k; ++p) {
+            const double b_pj = b[p + j * ldb];
+            const float* a_p = a + p * lda;
+            for (int64_t i = 0; i < m; ++i) want[size_t(i)] += double(a_p[i]) * b_pj;
         }
+        for (int64_t i = 0; i < m; ++i) {
+            const double got = c[i + j * ldc];
+            if (!(std::abs(alpha * want[size_t(i)] - got) <= bound))
+                return testing::AssertionFailure() << "C(" << i << "," << j << ") = " << got << ", want "
+                                                   << alpha * want[size_t(i)] << " within " << bound;
+        }
+    }
     return testing::AssertionSuccess();
 }
 
@@ -1214,8 +1225,10 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
 // gives at ldc + 1 (C updated in place), the rows between m and ldc untouched,
 // and with beta = 0 within the error bound of the exact product and no NaN of
 // C left; beta = 0 over NaN (C not copied in) and 0.5 (copied in), A aligned
-// and 16 bytes into a line (the copy shifted to the tiles' alignment), one
-// block of rows and three, 1 and 3 threads.
+// and 16 bytes into a line (the copy shifted to the tiles' alignment), 1 and 3
+// threads, in four calls that hold every pair of those (the eight
+// combinations made this the suite's longest test under ASan, 93 s); one block
+// of rows and three.
 TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
     const uint32_t seed = test_seed() + 16;
     SCOPED_TRACE(seed_note(seed));
@@ -1238,42 +1251,46 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
             for (float& x : b) x = dist(rng);
             for (float& x : c0) x = dist(rng);
             AlignedFloats a_buf(size_t(lda * k + 16));
-            for (int64_t offset : {0, 4})
-                for (float beta : {0.0f, 0.5f})
-                    for (int threads : {1, 3}) {
-                        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " A offset " +
-                                     std::to_string(offset) + " beta " + std::to_string(beta) + " threads " +
-                                     std::to_string(threads));
-                        std::copy(a.begin(), a.end(), a_buf.p + offset);
-                        plan.threads = threads;
-                        // C at ldc (through the scratch) and at ldc + 1 (in place): NaN where beta = 0
-                        // must not read it, C's values otherwise; kUntouched below row m.
-                        std::vector<float> c_by_ld[2];
-                        for (int in_place = 0; in_place < 2; ++in_place) {
-                            const int64_t ld = ldc + in_place;
-                            std::vector<float>& c = c_by_ld[in_place];
-                            c.assign(size_t(ld * n), kUntouched);
-                            for (int64_t j = 0; j < n; ++j)
-                                for (int64_t i = 0; i < m; ++i) c[i + j * ld] = beta == 0.0f ? quiet_nan() : c0[i + j * ldc];
-                            ridge::GemmArgs g;
-                            g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = beta;
-                            g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ld;
-                            ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g, *ker, plan.a_from_memory));
-                            ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
-                        }
-                        for (int64_t j = 0; j < n; ++j) {
-                            for (int64_t i = 0; i < m; ++i)
-                                ASSERT_EQ(0, std::memcmp(&c_by_ld[0][i + j * ldc], &c_by_ld[1][i + j * (ldc + 1)],
-                                                         sizeof(float)))
-                                    << "C(" << i << "," << j << ") " << c_by_ld[0][i + j * ldc] << " through the copy, "
-                                    << c_by_ld[1][i + j * (ldc + 1)] << " in place";
-                            for (int64_t i = m; i < ldc; ++i)
-                                ASSERT_EQ(kUntouched, c_by_ld[0][i + j * ldc]) << "row " << i << " past m, column " << j;
-                        }
-                        if (beta == 0.0f && offset == 0 && threads == 1)
-                            ASSERT_TRUE(near_exact_product(c_by_ld[0].data(), ldc, a.data(), lda, b.data(), k, m, n, k,
-                                                           1.25f));
-                    }
+            struct Variant {
+                int64_t offset;
+                float beta;
+                int threads;
+            };
+            for (const auto& [offset, beta, threads] :
+                 {Variant{0, 0.0f, 1}, Variant{0, 0.5f, 3}, Variant{4, 0.0f, 3}, Variant{4, 0.5f, 1}}) {
+                SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " A offset " +
+                             std::to_string(offset) + " beta " + std::to_string(beta) + " threads " +
+                             std::to_string(threads));
+                std::copy(a.begin(), a.end(), a_buf.p + offset);
+                plan.threads = threads;
+                // C at ldc (through the scratch) and at ldc + 1 (in place): NaN where beta = 0
+                // must not read it, C's values otherwise; kUntouched below row m.
+                std::vector<float> c_by_ld[2];
+                for (int in_place = 0; in_place < 2; ++in_place) {
+                    const int64_t ld = ldc + in_place;
+                    std::vector<float>& c = c_by_ld[in_place];
+                    c.assign(size_t(ld * n), kUntouched);
+                    for (int64_t j = 0; j < n; ++j)
+                        for (int64_t i = 0; i < m; ++i) c[i + j * ld] = beta == 0.0f ? quiet_nan() : c0[i + j * ldc];
+                    ridge::GemmArgs g;
+                    g.m = m, g.n = n, g.k = k, g.alpha = 1.25f, g.beta = beta;
+                    g.a = a_buf.p + offset, g.lda = lda, g.b = b.data(), g.ldb = k, g.c = c.data(), g.ldc = ld;
+                    ASSERT_EQ(in_place == 0, ridge::skinny_uses_c_scratch(g, *ker, plan.a_from_memory));
+                    ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(g, plan));
+                }
+                for (int64_t j = 0; j < n; ++j) {
+                    for (int64_t i = 0; i < m; ++i)
+                        ASSERT_EQ(0, std::memcmp(&c_by_ld[0][i + j * ldc], &c_by_ld[1][i + j * (ldc + 1)],
+                                                 sizeof(float)))
+                            << "C(" << i << "," << j << ") " << c_by_ld[0][i + j * ldc] << " through the copy, "
+                            << c_by_ld[1][i + j * (ldc + 1)] << " in place";
+                    for (int64_t i = m; i < ldc; ++i)
+                        ASSERT_EQ(kUntouched, c_by_ld[0][i + j * ldc]) << "row " << i << " past m, column " << j;
+                }
+                if (beta == 0.0f && offset == 0 && threads == 1)
+                    ASSERT_TRUE(near_exact_product(c_by_ld[0].data(), ldc, a.data(), lda, b.data(), k, m, n, k,
+                                                   1.25f));
+            }
         }
     }
 }
