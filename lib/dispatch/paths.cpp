@@ -632,6 +632,13 @@ int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKe
 // paired M N K NN 1 7`): 2048 x 2048 x 16 0.693 -> 0.825, x 64 0.856 -> 0.954,
 // 3072 x 3072 x 32 0.783 -> 0.892. Past the measured L3 streaming still wins
 // (4096 x 4096 x 16 in all three patterns, 8192 x 8192 x 16 by 1.3x).
+// That measured L3 was half the read-bandwidth knee (ridge-tune kept a
+// cores-sharing count of 1 beside the per-core share, 1244914); on the VM of
+// family 6 model 207 (knee 128 MiB) ordinary stores beat streaming at 64 MiB
+// of C by 1.06-1.43x in the same three patterns, tied at 96 MiB, and lost by
+// up to 8% at 128 MiB and 7-12% at 256 MiB: the threshold is now the whole
+// knee, which on the VM above would put 4096 x 4096 x 16 on ordinary stores
+// (not measured there since).
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return !plan.small_path && !plan.skinny_path && !plan.skinny_m_path && !plan.skinny_trans_a_path &&
            !plan.rows_in_place_path && streams_c_out(cfg, *plan.kernel, g, plan.blocking.KC);
