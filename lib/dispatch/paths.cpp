@@ -638,7 +638,16 @@ int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKe
 // of C by 1.06-1.43x in the same three patterns, tied at 96 MiB, and lost by
 // up to 8% at 128 MiB and 7-12% at 256 MiB: the threshold is now the whole
 // knee, which on the VM above would put 4096 x 4096 x 16 on ordinary stores
-// (not measured there since).
+// (not measured there since). Those figures alternate two builds every five
+// calls (ridge-ab), so each build's calls often start on a C the other left:
+// streaming over the lines ordinary stores left dirty in the L3 is the slow
+// case named above. One path call after call, each in its own process (40
+// calls of 4096 x 4096 x 16, C on a line), streaming ran 107 against 101-104
+// GFLOP/s in a fast spell and 75 against 84 in a slow one; timed in ridge-tune's
+// way (one library, the two plans interleaved, five calls a sample) streaming
+// ran 1.11-1.22x at 64 MiB. A C the L3 can hold is written with ordinary
+// stores because it may be there, dirty, when the call starts, not because a
+// loop of calls runs faster so.
 bool use_streaming_c(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return !plan.small_path && !plan.skinny_path && !plan.skinny_m_path && !plan.skinny_trans_a_path &&
            !plan.rows_in_place_path && streams_c_out(cfg, *plan.kernel, g, plan.blocking.KC);
