@@ -104,11 +104,8 @@ TunerTopology probe_caches(int64_t max_bytes) {
             // times cores sharing is the whole level: the profile's stream_c). The
             // fallback's count (1) had stayed, so the whole L3 read as half the
             // knee: on the Intel VM of family 6 model 207 (knee 128 MiB) C was
-            // streamed out from 64 MiB, where ordinary stores ran 4096 x 4096 x 16
-            // 1.06-1.26x faster in a loop of calls, 1.41-1.43x with C zeroed
-            // before each call and 1.12-1.19x with C read after each, 1 and 2
-            // threads; at 96 MiB the two ran alike (0.98-0.995), at 128 MiB
-            // streaming 0.92-1.00x, at 256 MiB 1.08-1.14x ahead.
+            // streamed out from 64 MiB, a C the L3 holds (paths.cpp:
+            // use_streaming_c has the measurements, and what they show).
             f.chosen.size_bytes = f.measured_bytes / std::max(1, f.hwloc.cores_sharing);
             f.chosen.cores_sharing = std::max(1, f.hwloc.cores_sharing);
             f.chosen.source.set("measured (read-bandwidth knee at %lld KiB)", (long long)(f.measured_bytes / KiB));
