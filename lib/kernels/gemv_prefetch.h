@@ -2,7 +2,7 @@
 // Header-only, for the SIMD kernel files (_mm_prefetch is SSE: any x86-64).
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <cstdint>
 

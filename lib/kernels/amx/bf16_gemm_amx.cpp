@@ -10,7 +10,7 @@
 // loads and 4 tdpbf16ps. Products of bf16 are exact in fp32 and accumulate in
 // fp32; like vdpbf16ps, tdpbf16ps treats bf16 subnormal inputs as zero and
 // flushes subnormal outputs (Intel SDM, TDPBF16PS).
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <cstring>
 

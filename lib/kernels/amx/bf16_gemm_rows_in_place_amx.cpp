@@ -17,7 +17,7 @@
 // tmm0-3 accumulate C[i 0-15 | 16-31][j 0-15 | 16-31], tmm4-5 hold op(A)'s
 // rows i 0-15 and 16-31 for one chunk of 32 k steps, tmm6-7 op(B)'s columns
 // j 0-15 and 16-31. Up to 16 columns the j 16-31 tiles are skipped.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/transpose_avx512.h"
 #include "kernels/gemm_kernel.h"

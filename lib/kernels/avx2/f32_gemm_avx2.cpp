@@ -5,7 +5,7 @@
 // keep the FMA units busy (Low et al., TOMS 2016), and 12 + 2 (A) + 1 (B)
 // leave one of the 16 ymm registers spare. BLIS's Haswell sgemm kernel has
 // the same shape.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/gemm_kernel.h"
 

@@ -14,7 +14,7 @@
 // stores); rows past mr are masked off (lanes_avx2.h); columns past nr are
 // never computed (one instance per nr).
 // Also the transposing copy of C^T that the skinny path on C^T uses.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

@@ -21,7 +21,7 @@
 // C's update is the 16 x 6 kernel's, lane for lane: alpha * acc where beta is
 // 0 (C not read), else fma(alpha, acc, beta * C); each element's FMAs run in k
 // order in both. So C is bit for bit what the blocked path gives.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx2/lanes_avx2.h"
 #include "kernels/gemm_kernel.h"

@@ -3,7 +3,7 @@
 // vectors: copies when each k step is a contiguous run of rows, 8 x 8
 // in-register transposes when each row is contiguous along k; masks only
 // where a load or store would otherwise cross the panel's or source's end.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // GEMV kernels for AVX2 + FMA (+ F16C for fp16): the AVX-512 kernels'
 // structure (gemv_avx512.cpp) with 8-lane vectors; row tails are scalar,
 // since AVX2 has no masked 16-bit loads.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/convert.h"
 #include "kernels/gemv_kernel.h"

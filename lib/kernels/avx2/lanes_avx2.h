@@ -4,7 +4,7 @@
 // touched.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // Header-only: included by kernel files compiled with AVX2 flags only.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 namespace ridge {
 

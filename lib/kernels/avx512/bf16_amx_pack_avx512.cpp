@@ -8,7 +8,7 @@
 // - K-chunks, for op(B)^T: per chunk of 32 k steps, each row i holds its 32
 //   values contiguously: dst[(p/32)*32*width + i*32 + p%32]. That is a tile's
 //   row of tdpbf16ps's first operand.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
 // (see PackPanel in gemm_kernel.h): each packed 32-bit word holds X(i, p) in
 // its low half and X(i, p+1) in its high half, for even p; a zero stands in
 // for the missing half of an odd kc. vdpbf16ps multiplies such words pairwise.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // Array conversions fp16 <-> fp32 with AVX-512F and F16C-in-zmm (vcvtph2ps,
 // vcvtps2ph): exact widening, round-to-nearest-even narrowing, 16 at a time.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/lanes_avx512.h"
 

@@ -16,7 +16,7 @@
 // 117.3 GFLOP/s with either, the measured peak; so what the blocked path loses
 // there (92-96% of peak at 1024^3-2048^3) is outside the k loop: the update of
 // C, A from L2 and packing.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

@@ -24,7 +24,7 @@
 // whole tile loaded before any of it is stored, as the 32 x 12 kernel does
 // (store_tile_avx512.h), ran 0.992-0.998 at 64^3-384^3 and 1.000 / 1.011 at
 // 512^3 / 448^3 on the Zen 4 (`ridge-ab OLD NEW n n n 21-31`), not kept.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/lanes_avx512.h"
 #include "kernels/gemm_kernel.h"

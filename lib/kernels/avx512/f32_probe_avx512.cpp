@@ -1,7 +1,7 @@
 // Throughput probe of the fp32 FMA (zmm), for choosing between kernels by
 // measurement (see runtime_config.cpp): 24 independent accumulators, so the loop
 // is bound by FMA throughput, not latency.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/probe.h"
 

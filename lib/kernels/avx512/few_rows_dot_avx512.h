@@ -26,7 +26,7 @@
 // 0.86-0.88.)
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/load_to_f32_avx512.h"
 #include "kernels/gemm_kernel.h"

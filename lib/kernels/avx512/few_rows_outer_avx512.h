@@ -36,7 +36,7 @@
 // narrower width (8, 4, 2, 1 columns).
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/lanes_avx512.h"
 #include "kernels/avx512/load_to_f32_avx512.h"

@@ -21,7 +21,7 @@
 // instructions (bf16 1024^2 40-41 -> 39), so the driver asks for it only for
 // an A beyond the LLC, and a tuned profile may turn it off where the hardware
 // prefetchers alone stream faster (paths.h: kGemvPrefetchElements).
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/lanes_avx512.h"
 #include "kernels/avx512/load_to_f32_avx512.h"

@@ -5,7 +5,7 @@
 // read past them). Header-only, for files compiled with AVX-512 flags.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <cstdint>
 

@@ -25,7 +25,7 @@
 // unchanged code: two builds differ by a percent or two from layout alone).
 // The gain follows the host: in a fast spell (1024^3 at 191 GFLOP/s) all of it
 // together measured 1.005 at 1024^3 and 1.014 at 2048^3, NT 1.021, TT 1.012.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

@@ -25,7 +25,7 @@
 // (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW 4096 n 4096 9`).
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/skinny_tile_avx512.h"
 

@@ -17,7 +17,7 @@
 // instance per nr, so a 16-column problem runs as two 8-column tiles, not 12 + 4).
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <type_traits>
 

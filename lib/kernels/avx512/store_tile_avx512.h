@@ -2,7 +2,7 @@
 // column by column, two zmm per column. Header-only, for kernel files compiled with AVX-512.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <cstdint>
 

@@ -4,7 +4,7 @@
 // AVX-512 flags only.
 #pragma once
 
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 namespace ridge {
 

@@ -4,7 +4,7 @@
 // in-register transpose (transpose_avx512.h), 16 row stores; partial blocks
 // through lane masks, so nothing outside the two blocks is read or written.
 // A copy: every value moves bit for bit.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include <algorithm>
 

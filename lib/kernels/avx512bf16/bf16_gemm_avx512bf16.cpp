@@ -9,7 +9,7 @@
 // Numerics (Intel SDM, VDPBF16PS): each bf16 product is exact in fp32, each
 // add rounds to nearest even whatever MXCSR says, and the instruction treats
 // bf16 subnormal inputs as zero and flushes subnormal results to zero.
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/avx512/late_prefetch_c_avx512.h"
 #include "kernels/avx512/store_tile_avx512.h"

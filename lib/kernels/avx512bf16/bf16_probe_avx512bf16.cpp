@@ -1,7 +1,7 @@
 // Throughput probe of vdpbf16ps (zmm): 24 independent accumulators. Its rate
 // differs across CPUs that have it: two per cycle on AMD Zen 5 (twice the
 // fp32 FMA's flops), one every two cycles on this project's Intel VM (half).
-#include <immintrin.h>
+#include "kernels/intrinsics.h"
 
 #include "kernels/probe.h"
 
