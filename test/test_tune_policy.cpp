@@ -19,17 +19,27 @@ namespace {
 using ridge_tune::figure_when_cut_short;
 
 TEST(CutShort, AMeasuredRunBeyondTheLibrarysLimitIsKept) {
-    EXPECT_EQ(figure_when_cut_short(96, 64), 96);
-    EXPECT_EQ(figure_when_cut_short(65, 64), 65);
-    EXPECT_EQ(figure_when_cut_short(256.0 * 256 * 256, 128.0 * 128 * 128), 256.0 * 256 * 256);
+    for (bool fell_short : {false, true}) {
+        EXPECT_EQ(figure_when_cut_short(96, 64, fell_short), 96);
+        EXPECT_EQ(figure_when_cut_short(65, 64, fell_short), 65);
+        EXPECT_EQ(figure_when_cut_short(256.0 * 256 * 256, 128.0 * 128 * 128, fell_short), 256.0 * 256 * 256);
+    }
 }
 
 TEST(CutShort, AMeasuredRunUpToTheLibrarysLimitIsLeftOut) {
     // Only a lower bound was measured: it must not lower the library's figure.
-    EXPECT_EQ(figure_when_cut_short(64, 64), 0);
-    EXPECT_EQ(figure_when_cut_short(32, 64), 0);
-    EXPECT_EQ(figure_when_cut_short(24, 32), 0);
-    EXPECT_EQ(figure_when_cut_short(0, 512.0 * 512 * 512), 0);  // nothing measured
+    EXPECT_EQ(figure_when_cut_short(64, 64, false), 0);
+    EXPECT_EQ(figure_when_cut_short(32, 64, false), 0);
+    EXPECT_EQ(figure_when_cut_short(24, 32, false), 0);
+    EXPECT_EQ(figure_when_cut_short(0, 512.0 * 512 * 512, false), 0);  // nothing measured
+}
+
+TEST(CutShort, ARunThatFellShortWithinTheLibrarysLimitKeepsWhatItMeasured) {
+    // The small path's team: short at 160^3, kept up at 192^3, out of time at 256^3.
+    const double built_in = 640.0 * 640 * 640;
+    EXPECT_EQ(figure_when_cut_short(192.0 * 192 * 192, built_in, true), 192.0 * 192 * 192);
+    EXPECT_EQ(figure_when_cut_short(64.0 * 64 * 64, built_in, true), 64.0 * 64 * 64);
+    EXPECT_EQ(figure_when_cut_short(0, built_in, true), 0);  // no size kept up: nothing to write
 }
 
 // Every test runs with RIDGE_PROFILE=none (test/CMakeLists.txt): the

@@ -470,26 +470,29 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     // nothing either way.
     constexpr double kSmallKeepsUp = 1.0;
     int team_misses = 0, alone_misses = 0;  // sizes in a row that fell short
+    bool team_fell_short = false, alone_fell_short = false;  // at any size so far (see cut_short.h)
     constexpr int kMissesThatEndASearch = 2;
     auto team_open = [&team_misses] { return team_misses < kMissesThatEndASearch; };
     auto alone_open = [&alone_misses] { return alone_misses < kMissesThatEndASearch; };
     // Cut short (see cut_short.h): the runs measured so far go into the profile
-    // only where they go beyond the library's own limit; a team's run that
-    // already ended stays as measured.
-    auto cut_short = [out, &team_open, &alone_open](const std::string& why) {
+    // where they go beyond the library's own limit or where a size fell short
+    // within it; a team's run that already ended stays as measured.
+    auto cut_short = [out, &team_open, &alone_open, &team_fell_short, &alone_fell_short](const std::string& why) {
         const double fallback = ridge::builtin_crossovers().small_max_volume;
         if (alone_open()) {
-            out->small_max_volume_alone = figure_when_cut_short(out->small_max_volume_alone, fallback);
+            out->small_max_volume_alone =
+                figure_when_cut_short(out->small_max_volume_alone, fallback, alone_fell_short);
             out->small_alone_measured = out->small_max_volume_alone > 0;
         }
         if (team_open()) {
-            out->small_max_volume = figure_when_cut_short(out->small_max_volume, fallback);
+            out->small_max_volume = figure_when_cut_short(out->small_max_volume, fallback, team_fell_short);
             if (out->small_max_volume <= 0) {
                 out->small_not_measured = why;
                 return;
             }
         }
-        out->lines.push_back(why + ": the runs measured so far are kept where they go beyond the library's own limit");
+        out->lines.push_back(why + ": the runs measured so far are kept where they go beyond the library's own "
+                                   "limit or fell short within it");
     };
     for (int64_t n : kSmallCrossoverSizes) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
@@ -576,10 +579,12 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         if (team_open()) {
             if (team_keeps_up) out->small_max_volume = volume;
             team_misses = team_keeps_up ? 0 : team_misses + 1;
+            team_fell_short = team_fell_short || !team_keeps_up;
         }
         if (alone_open()) {
             if (alone_keeps_up) out->small_max_volume_alone = volume;
             alone_misses = alone_keeps_up ? 0 : alone_misses + 1;
+            alone_fell_short = alone_fell_short || !alone_keeps_up;
         }
         if (!alone_open() && !team_open()) break;
     }
@@ -685,7 +690,8 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
     // Cut short (see cut_short.h): the widths measured so far count only beyond the library's own limit.
     auto cut_short = [&](const std::string& why) {
         const int64_t kept = int64_t(
-            figure_when_cut_short(double(widest), double(ridge::builtin_crossovers().skinny_max_columns[int(input)])));
+            figure_when_cut_short(double(widest), double(ridge::builtin_crossovers().skinny_max_columns[int(input)]),
+                                  false));  // (a width that falls short ends the search before any cut)
         out->skinny_max_columns[int(input)] = kept;
         out->lines.push_back(std::string(ridge::dtype_name(input)) + " skinny crossover " + why +
                              (kept > 0 ? ": the widths measured so far are kept, beyond the library's own limit"
