@@ -8,6 +8,7 @@
 //   ridge-tune --print
 #include <omp.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "asked_kernel.h"
 #include "dispatch/dispatch.h"
@@ -96,16 +98,39 @@ int print_profile() {
     return st == ridge::ProfileStatus::loaded ? 0 : 1;
 }
 
+// Jiffies the CPUs spent busy (user, nice, system, irq, softirq, steal) and
+// in all, from /proc/stat's first line; false where it cannot be read.
+bool cpu_jiffies(double* busy, double* total) {
+    FILE* f = std::fopen("/proc/stat", "r");
+    if (f == nullptr) return false;
+    double v[8] = {};
+    const int got = std::fscanf(f, "cpu %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                                &v[6], &v[7]);
+    std::fclose(f);
+    if (got != 8) return false;
+    *busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];  // idle (3) and iowait (4) left out
+    *total = *busy + v[3] + v[4];
+    return true;
+}
+
 // Timings are only worth keeping on a quiet machine: say so when it is not.
+// What other work runs is measured over half a second while this process
+// sleeps, not read from the load average: that is a minute's moving average,
+// and right after a build (the main job runs ridge-tune next) it stood at
+// 1.6-1.8 on these 2 CPUs for a minute with nothing else running, so the
+// warning fired on every main job. Steal time counts: on a VM it is another
+// guest's work on this one's CPUs.
 void warn_if_busy() {
-    double load = 0;
-    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-        if (std::fscanf(f, "%lf", &load) != 1) load = 0;
-        std::fclose(f);
-    }
-    if (load > 0.5 * omp_get_num_procs())
-        std::printf("warning: load average %.2f on %d CPUs: other work will skew the timings; rerun when quiet\n",
-                    load, omp_get_num_procs());
+    double busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
+    if (!cpu_jiffies(&busy0, &total0)) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (!cpu_jiffies(&busy1, &total1) || total1 <= total0) return;
+    const int cpus = omp_get_num_procs();
+    const double busy_cpus = cpus * (busy1 - busy0) / (total1 - total0);  // CPUs' worth of other work
+    if (busy_cpus > 0.25)
+        std::printf("warning: other work kept %.2f of %d CPUs busy over half a second: it will skew the timings; "
+                    "rerun when quiet\n",
+                    busy_cpus, cpus);
 }
 
 void print_topology(const TunerTopology& t) {
