@@ -38,8 +38,15 @@ struct Options {
 // its last points are memory.
 constexpr int64_t kSweepMaxBytes = int64_t(512) << 20;
 // Set aside from the budget for the crossovers and writing the file: 12 s,
-// and 4 more for the GEMV step (search_gemv_prefetch: 2-4 s here).
-constexpr double kCrossoverSeconds = 16.0;
+// 4 more for the GEMV step (search_gemv_prefetch: 2-4 s here), and 6 more
+// since the blocked path's rules are measured twice where the first pays
+// (rule_verdict.h: up to 3 s more each on the Intel VM of model 207). With
+// 16 s there, two tuner runs cut the skinny crossovers short (out of time at
+// 96 columns for fp32, 64 for fp16) and the small path's at 256^3 (its team
+// limit then left to the library's figure: cut_short.h). With 26 s, the small
+// path's searches first and the AVX2 search within its time (search.cpp:
+// kFinalMinRoundsOnlyWhenAsked), a run took 52 s there.
+constexpr double kCrossoverSeconds = 26.0;
 
 void usage() {
     std::fprintf(stderr,
@@ -239,19 +246,26 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     const double small_per_thread = run.crossover.small_min_flops_per_thread > 0
                                         ? run.crossover.small_min_flops_per_thread
                                         : cfg.small_min_flops_per_thread;
+    // The small path's limits before the skinny path's: they decide the path of
+    // every call up to a few hundred cubed, on one thread and on teams, where
+    // the skinny ones decide shapes of a few columns, whose built-in limits
+    // stand where a search is cut short. With the skinny searches first (4096
+    // rows from memory, ~1 s a width), two tuner runs on the Intel VM of model
+    // 207 ran out of time at 256^3 in the small path's, leaving its team limit
+    // to the library's figure (cut_short.h).
+    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
+                           cfg.small_max_a_floats, std::max(2.0, 0.6 * budget.left()), &run.crossover);
+    search_small_crossover_lined_a(*f32.kernel, f32.chosen, cfg.small_max_a_floats,
+                                   std::max(2.0, budget.left() / 2), &run.crossover);
     search_skinny_crossover(*f32.kernel, f32.chosen, ridge::Dtype::f32, std::max(3.0, budget.left() / 2),
                             &run.crossover);
     // 16-bit A on the kernels its searches chose (their crossover comes earlier: paths.cpp).
     for (ridge::Dtype input : {ridge::Dtype::bf16, ridge::Dtype::f16})
         for (const KernelSearch& s : run.searches)
             if (s.input == input) {
-                search_skinny_crossover(*s.kernel, s.chosen, input, std::max(2.0, budget.left() / 4), &run.crossover);
+                search_skinny_crossover(*s.kernel, s.chosen, input, std::max(2.0, budget.left() / 2), &run.crossover);
                 break;
             }
-    search_small_crossover(*f32.kernel, f32.chosen, cfg.default_threads, per_thread, small_per_thread,
-                           cfg.small_max_a_floats, std::max(2.0, budget.left()), &run.crossover);
-    search_small_crossover_lined_a(*f32.kernel, f32.chosen, cfg.small_max_a_floats, std::max(2.0, budget.left()),
-                                   &run.crossover);
     if (f32.kernel->small_f32 == nullptr) run.crossover.small_max_volume = cfg.small_max_volume;
     for (const std::string& line : run.gemv.lines) run.crossover.lines.push_back(line);
     for (const std::string& line : run.a_in_place.lines) run.crossover.lines.push_back(line);

@@ -34,6 +34,13 @@ constexpr double kMinGain = 1.01;
 constexpr double kMinGainSmallerBlock = 1.0;
 constexpr double kMaxLossAtOneSize = 0.98;
 constexpr double kMaxLossFinal = 0.99;
+// Rounds of each final comparison at least, whatever its share of the time.
+// Fewer for the kernel the library runs only when asked (search_blocking_mc,
+// AVX2 where AVX-512 runs): a round of its two sizes takes ~0.24 s on the
+// Intel VM of model 207, and at 9 rounds its two final comparisons alone took
+// 8.7 of its 8 s (15.8 s in all, ridge-tune 63.6 s against its 60 s budget).
+constexpr int kFinalMinRounds = 9;
+constexpr int kFinalMinRoundsOnlyWhenAsked = 5;
 
 int64_t round_to(double x, int64_t multiple) {
     return std::max<int64_t>(multiple, int64_t(std::llround(x / double(multiple))) * multiple);
@@ -202,15 +209,15 @@ double seconds_per_round(const KernelSearch& s, std::vector<Problem>& problems) 
 // the model's (two profiles, `PROFILE_A=... PROFILE_B=... RIDGE_NUM_THREADS=1
 // ridge-ab A.so B.so n n n 21`).
 void final_comparison(KernelSearch& s, std::vector<Problem>& problems, double seconds, double round_seconds,
-                      double min_gain = kMinGain) {
+                      double min_gain = kMinGain, int min_rounds = kFinalMinRounds) {
     s.searched = true;
     if (same(s.model, s.chosen)) {
-        const Measured m = measure(s, problems, {s.model}, std::max(9, rounds_for(seconds, 1, round_seconds)));
+        const Measured m = measure(s, problems, {s.model}, std::max(min_rounds, rounds_for(seconds, 1, round_seconds)));
         s.note = "the model's point won the search";
         s.model_gflops = s.chosen_gflops = m.gflops[0];
         return;
     }
-    const int rounds = std::max(9, rounds_for(seconds / 2, 2, round_seconds));
+    const int rounds = std::max(min_rounds, rounds_for(seconds / 2, 2, round_seconds));
     std::vector<double> gains;
     for (int comparison = 0; comparison < 2; ++comparison) {
         const Measured m = measure(s, problems, {s.model, s.chosen}, rounds);
@@ -299,7 +306,8 @@ void search_blocking_mc(KernelSearch& s, double seconds) {
     const double final_share = 0.5;
     stage(s, problems, {s.chosen, scale_mc(k, s.chosen, 0.75)}, (1 - final_share) * seconds, round_seconds,
           kMinGainSmallerBlock);
-    final_comparison(s, problems, final_share * seconds, round_seconds, kMinGainSmallerBlock);
+    final_comparison(s, problems, final_share * seconds, round_seconds, kMinGainSmallerBlock,
+                     kFinalMinRoundsOnlyWhenAsked);
 }
 
 GridResult exhaustive_grid(const KernelSearch& s) {
