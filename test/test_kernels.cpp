@@ -2280,7 +2280,9 @@ TEST(Kernels, DriverSkinnyTransBPathForEachKernelThatHasOne) {
 // Deep problems (paths.cpp: deep_enough_for_small_path), on one thread or
 // two: the small path with its KC steps outside its tiles where op(A)
 // outgrows half of L2 and C does not, k past KC, A as stored and at most 288
-// rows; with A or B transposed, or 289 rows, the blocked path (the results
+// rows, B as stored or transposed (a kernel with its own volume limit, AVX2's,
+// takes B transposed up to a C of 128 x 256: 256 x 256 goes to the blocked
+// path there); with A transposed, or 289 rows, the blocked path (the results
 // right on every path, and the bits the blocked path's:
 // Kernels.SmallAndBlockedPathsSameBits). (A C past half of L2 with B within L2
 // and k past KC needs more rows than a KC step's slice of A and C allow in L2,
@@ -2297,11 +2299,16 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
     for (int threads : {1, 2}) {
         SCOPED_TRACE(std::to_string(threads) + " thread(s)");
         ridge_set_num_threads(threads);
+        const char* wide_c_b_transposed = ker->small_kernel_max_volume > 0 ? "blocked" : "small";
         expect_paths({{128, 128, deep_k, false, false, 3, "small"},
                       {288, 64, deep_k, false, false, 0, "small"},
                       {289, 64, deep_k, false, false, 0, "blocked"},
                       {128, 128, deep_k, true, false, 0, "blocked"},
-                      {128, 128, deep_k, false, true, 0, "blocked"}},
+                      {128, 128, deep_k, false, true, 0, "small"},
+                      {288, 64, deep_k, false, true, 5, "small"},
+                      {256, 256, deep_k, false, false, 0, "small"},
+                      {256, 256, deep_k, false, true, 0, wide_c_b_transposed},
+                      {128, 128, deep_k, true, true, 0, "blocked"}},
                      0.75f, 0.5f, rng);
         ridge_set_num_threads(0);
     }

@@ -1065,18 +1065,38 @@ bool small_c_deep_k(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmAr
 // 256 x 128 x 2048 0.994 / 0.966, 256 x 256 x 2048 1.000 / 0.975, 128 x 256
 // x 2048 1.001 / 1.000, 288 x 96 x 3000 0.935 / 0.978, 288 x 200 x 2000
 // 0.960 / 0.946. (The Zen 4's TN gains above were 0.3-3.8%.)
+// B transposed too (NT; TT keeps A transposed out): each k step of a column
+// tile is then a run of a row of B, 48 bytes of a line for the 12-column
+// tile, and a step's slice of B (KC rows of B^T) comes from L2 once per
+// column tile where the blocked path packs it. On the Intel VM of model 207,
+// with the rule against without it (an experiment build, `RIDGE_NUM_THREADS=1|2
+// ridge-ab OLD NEW M N K 9 NT`), 1 / 2 threads: 128 x 128 x 8192 1.159 /
+// 1.312, 96 x 96 x 4096 1.080 / 1.092, 256 x 256 x 4096 1.015 / 1.104, 200 x
+// 150 x 3000 0.959-1.034 / 1.323, 64 x 64 x 4096 1.028 / 1.015-1.017, 288 x
+// 96 x 3000 0.956-1.067 / 0.985-1.003, 128 x 64 x 8192 1.161, 128 x 256 x
+// 4096 1.088, 256 x 128 x 4096 1.049, 192 x 96 x 4096 1.076, 224 x 128 x
+// 3000 1.084, 160 x 160 x 3000 1.056 / 1.006, 128 x 128 x 2048 1.010 /
+// 1.006, 32 x 32 x 8192 0.989 (ridge-bench paired had 128 x 128 x 8192 NT
+// at 0.82x / 0.86x oneDNN without it, NN at 0.95x / 1.04x). The AVX2 kernel
+// (RIDGE_ISA=avx2, 6-column tiles: 24 bytes of a line a step) the same way
+// up to a C of 128 x 256 (kDeepTransBMaxCFloatsCapped): 128 x 128 x 8192
+// 1.124, 96 x 96 x 4096 1.168, 200 x 150 x 3000 1.102, 288 x 96 x 3000
+// 1.039, 128 x 256 x 4096 1.074, 256 x 128 x 4096 1.004, but 256 x 256 x
+// 4096 0.889-0.904.
 constexpr int64_t kDeepSmallPathMaxRows = 288;
+constexpr double kDeepTransBMaxCFloatsCapped = 128.0 * 256.0;
 bool deep_enough_for_small_path(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     const GemmKernel& ker = *plan.kernel;
-    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan) && !g.trans_b;
+    const bool takes_it = g.input == Dtype::f32 && ker.small_f32 != nullptr && runs_five_loops(plan);
     if (!takes_it || g.trans_a || g.k <= plan.blocking.KC || g.m > kDeepSmallPathMaxRows) return false;
+    const bool kernel_capped = ker.small_kernel_max_volume > 0;  // (AVX2's: registry.cpp)
+    if (g.trans_b && kernel_capped && double(g.m) * double(g.n) > kDeepTransBMaxCFloatsCapped) return false;
     if (g.lda > kSmallPathMaxRows || small_path_copies_b(g, ker)) return false;
     const double rows = std::ceil(double(g.m) / double(ker.MR)) * double(ker.MR);  // op(A) in whole MR-row tiles
     const double half_l2_floats = double(cfg.small_a_block_floats);
     const double a_step_floats = rows * double(plan.blocking.KC), c_floats = double(g.m) * double(g.n);
     const bool step_within_l2 = a_step_floats + c_floats <= 2.0 * half_l2_floats;
-    return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats &&
-           (step_within_l2 || ker.small_kernel_max_volume == 0);
+    return rows * double(g.k) > half_l2_floats && c_floats <= half_l2_floats && (step_within_l2 || !kernel_capped);
 }
 
 int threads_for(double flops, double min_flops_per_thread) {
