@@ -37,15 +37,15 @@ struct Options {
 // The read sweep's largest working set: far beyond any per-core L3 share, so
 // its last points are memory.
 constexpr int64_t kSweepMaxBytes = int64_t(512) << 20;
-// Set aside from the budget for the crossovers and writing the file: 12 s,
-// 4 more for the GEMV step (search_gemv_prefetch: 2-4 s here), and 6 more
-// since the blocked path's rules are measured twice where the first pays
-// (rule_verdict.h: up to 3 s more each on the Intel VM of model 207). With
-// 16 s there, two tuner runs cut the skinny crossovers short (out of time at
-// 96 columns for fp32, 64 for fp16) and the small path's at 256^3 (its team
-// limit then left to the library's figure: cut_short.h). With 26 s, the small
-// path's searches first and the AVX2 search within its time (search.cpp:
-// kFinalMinRoundsOnlyWhenAsked), a run took 52 s there.
+// Set aside from the budget for the crossovers and writing the file: 26 s,
+// of which the GEMV step takes 2-4 (search_gemv_prefetch) and the blocked
+// path's two rules 1-6 (each measured twice where the first pays:
+// rule_verdict.h). It was 16 s: on the Intel VM of model 207 two tuner runs
+// then cut the skinny crossovers short (out of time at 96 columns for fp32,
+// 64 for fp16) and the small path's at 256^3 (its team limit then left to the
+// library's figure: cut_short.h). With 26 s, the small path's searches first
+// and the AVX2 search within its time (search.cpp: kFinalMinRoundsOnlyWhenAsked),
+// a run took 52 s there, the small path's searches to their ends.
 constexpr double kCrossoverSeconds = 26.0;
 
 void usage() {
