@@ -2295,6 +2295,10 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
     const int64_t half_l2_floats = cfg.small_a_block_floats, KC = cfg.gemm(ridge::Dtype::f32).blocking.KC;
     // 128 x 128: op(A) past half of L2 at k = 4 half-L2s / 128 rows (and past KC), C well within it.
     const int64_t deep_k = std::max<int64_t>(2 * KC + 7, 4 * half_l2_floats / 128 + 7);
+    // 256 x 256 (C's bound for B transposed on a kernel with its own volume
+    // limit): op(A) past half of L2 twice over, and no deeper (each call's
+    // reference product in double is the test's time).
+    const int64_t wide_deep_k = std::max<int64_t>(2 * KC + 7, 2 * half_l2_floats / 256 + 7);
     ASSERT_LE(128 * KC, half_l2_floats) << "a KC step's slice of A must fit half of L2";
     for (int threads : {1, 2}) {
         SCOPED_TRACE(std::to_string(threads) + " thread(s)");
@@ -2306,8 +2310,8 @@ TEST(Kernels, DispatchTakesSmallPathForDeepProblems) {
                       {128, 128, deep_k, true, false, 0, "blocked"},
                       {128, 128, deep_k, false, true, 0, "small"},
                       {288, 64, deep_k, false, true, 5, "small"},
-                      {256, 256, deep_k, false, false, 0, "small"},
-                      {256, 256, deep_k, false, true, 0, wide_c_b_transposed},
+                      {256, 256, wide_deep_k, false, false, 0, "small"},
+                      {256, 256, wide_deep_k, false, true, 0, wide_c_b_transposed},
                       {128, 128, deep_k, true, true, 0, "blocked"}},
                      0.75f, 0.5f, rng);
         ridge_set_num_threads(0);
