@@ -198,7 +198,7 @@ double seconds_per_round(const KernelSearch& s, std::vector<Problem>& problems) 
 }
 
 // The final word: the model's point against the chosen one, more rounds (at
-// least 9, within `seconds`). A moved point must win by `min_gain` and lose
+// least `min_rounds`, within `seconds`). A moved point must win by `min_gain` and lose
 // nowhere by more than 1%, else the model's point stands; and where it wins,
 // it must win a second comparison of the same length, as a blocked-path rule
 // must be measured twice (rule_verdict.h). On the Intel VM of family 6 model
