@@ -11,8 +11,8 @@
 // column group of C before the sweep moves on, and the kernel prefetches a
 // tile a few further on while it computes (prefetch_tiles_ahead).
 // B's chunk (its rows of op(B), up to 256 KiB as fp32) is copied k-major first,
-// converted to fp32, so the kernel's broadcasts come from one pointer at fixed
-// offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
+// one column group after another, converted to fp32, so the kernel's
+// broadcasts come from one pointer at fixed offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
 // are fp32's): half the bytes streamed.
 // Threads split rows, claimed in pieces (kPieceEndsInEighths); each C
 // element sees the same chunks in the same order whichever thread runs it.
@@ -326,12 +326,24 @@ RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
     return {g.m, MR, head};
 }
 
-// b_chunk[p*n + j] = op(B)(p0 + p, j) for p < kc, j < n, converted to fp32
-// (exactly), with the kernel's vector code: an fp32 B stored untransposed is
+// A chunk's copy holds each column group's columns (j0 to j0 + width) apart,
+// k-major: group[p*width + j] = op(B)(p0 + p, j0 + j) for p < kc, j < width,
+// each group's copy starting a line (group_copy_offset). Why by group and not
+// one k-major n-wide copy: a tile then broadcasts from kc x width contiguous
+// floats, not from a width-float slice of every n-float row, so its share of
+// B takes kc * width floats of L1 instead of up to two lines per k step (a
+// 10-column group of a 50-column C: 12 KiB against up to 38 KiB at kc = 300,
+// beside a 38 KiB tile of A). Measured on the Intel VM, paired against the
+// n-wide copy in both orders (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 15`,
+// a noisy host): 600 x 50 x 300 1.021 / 1.027, 2000 x 24 x 500 1.019 /
+// 1.030, 3000 x 50 x 300 1.009 / 1.008, 1000 x 64 x 1000 1.011 / 1.015,
+// 4096 x 16 x 4096 1.004 / 0.992.
+// Each group's copy is op(B)'s block converted to fp32 (exactly), with the
+// kernel's vector code: an fp32 B stored untransposed is
 // transposed 16 x 16 in registers by its transposing copy; any other B is
-// packed as one n-wide panel of op(B)^T's n rows by its fp32 packer, which
-// widens 16-bit values. (The packer would do for the first too, but it
-// prefetches the rows of the panel after, past B's n columns here: 0.97 of
+// packed as a width-wide panel of the group's rows of op(B)^T by its fp32
+// packer, which widens 16-bit values. (The packer would do for the first too,
+// but it prefetches the rows of the panel after, past B's n columns: 0.97 of
 // the copy at 512 x 16 x 2048.) Element by element (a column ldb apart per
 // element, a 16-bit value widened one at a time in portable code) the copy
 // took 14% of a 512 x 16 x 2048 call for fp32 and bf16, 30% for fp16 (perf,
@@ -342,13 +354,35 @@ RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
 // 16 x 512 1.09; bf16 512 x 16 x 2048 1.16, 2048 x 16 x 512 1.03; A from
 // memory 4096 x 2 / 8 / 16 / 32 x 4096 0.98-1.02, fp16 and bf16 4096 x 16 x
 // 4096 1.01-1.03 (sweeps bound by reading A).
-void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, float* b_chunk) {
+
+// Floats of a chunk's copy for a column group of `width` columns over kc k
+// steps, rounded up to whole lines (each group's copy starts a line).
+int64_t group_copy_floats(int64_t kc, int64_t width) { return (kc * width + 15) / 16 * 16; }
+// Where column group grp's copy starts in a chunk's copy of kc k steps.
+int64_t group_copy_offset(const ColumnGroups& groups, int64_t kc, int64_t grp) {
+    const int64_t wide = std::min(grp, groups.extra);
+    return wide * group_copy_floats(kc, groups.base + 1) + (grp - wide) * group_copy_floats(kc, groups.base);
+}
+// Floats of a whole chunk's copy of kc k steps.
+int64_t chunk_copy_floats(const ColumnGroups& groups, int64_t kc) {
+    return group_copy_offset(groups, kc, groups.count);
+}
+
+void copy_b_group(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, int64_t j0,
+                  int64_t width, float* out) {
     if (g.input == Dtype::f32 && !g.trans_b)
-        return kernels.transpose_b(kc, g.n, static_cast<const float*>(g.b) + p0, g.ldb, b_chunk, g.n);
-    const MatrixView chunk = offset(MatrixView{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)}, p0, 0);
+        return kernels.transpose_b(kc, width, static_cast<const float*>(g.b) + p0 + j0 * g.ldb, g.ldb, out, width);
+    const MatrixView chunk = offset(MatrixView{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)}, p0, j0);
     // Row j of the panel is column j of op(B): contiguous along k when B is not transposed.
     const bool rows_contiguous = g.trans_b;
-    kernels.pack_b(chunk.data, chunk.ld, rows_contiguous, g.n, kc, g.n, b_chunk);
+    kernels.pack_b(chunk.data, chunk.ld, rows_contiguous, width, kc, width, out);
+}
+
+void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, float* b_chunk) {
+    const ColumnGroups groups = column_groups(g.n, kernels.NR);
+    for (int64_t grp = 0; grp < groups.count; ++grp)
+        copy_b_group(g, kernels, p0, kc, groups.first(grp), groups.width(grp),
+                     b_chunk + group_copy_offset(groups, kc, grp));
 }
 
 // Bytes of C per block of rows of the sweep: every chunk of k steps reads and
@@ -494,9 +528,10 @@ float* reserve_c_scratch(const GemmArgs& g, int64_t block_rows, int64_t chunk, S
 constexpr int64_t kWholeBCopyMaxBytes = 512 * 1024;
 bool copies_whole_b(const GemmArgs& g, int team) { return team > 1 && 4 * g.k * g.n <= kWholeBCopyMaxBytes; }
 
-float* reserve_b_copy(const GemmArgs& g, int64_t chunk, int team) {
+float* reserve_b_copy(const GemmArgs& g, int64_t NR, int64_t chunk, int team) {
     Workspace* ws = this_thread_workspace();
-    const int64_t floats = copies_whole_b(g, team) ? g.k * g.n : chunk * g.n;
+    const int64_t one = chunk_copy_floats(column_groups(g.n, NR), chunk);
+    const int64_t floats = copies_whole_b(g, team) ? (g.k + chunk - 1) / chunk * one : one;
     return ws == nullptr ? nullptr : ws->packed_b.reserve(size_t(floats));
 }
 
@@ -510,7 +545,7 @@ struct BChunks {
             copy_b_chunk(g, kernels, p0, kc, buffer);
             return buffer;
         }
-        float* copy = buffer + p0 * g.n;
+        float* copy = buffer + p0 / chunk * chunk_copy_floats(column_groups(g.n, kernels.NR), chunk);
         if (p0 / chunk == copied) {
             copy_b_chunk(g, kernels, p0, kc, copy);
             ++copied;
@@ -555,8 +590,8 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
                     const int64_t j0 = groups.first(grp);
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
-                    kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b_chunk + j0, g.n,
-                                 beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
+                    kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda,
+                                 b_chunk + group_copy_offset(groups, kc, grp), groups.width(grp), beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
                 }
             }
         }
@@ -652,16 +687,16 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     // sweep then finds reserved (reserve_b_copy returns the same buffer).
     auto reserve = [&](float*& scratch) {
         scratch = reserve_c_scratch(g, block_rows, chunk, out);
-        return (!out.c_transposed() || scratch != nullptr) && reserve_b_copy(g, chunk, team) != nullptr;
+        return (!out.c_transposed() || scratch != nullptr) && reserve_b_copy(g, kernels.NR, chunk, team) != nullptr;
     };
     if (team == 1)  // the blocks of skinny_tiles_per_block over all rows
         return run_once_every_thread_reserved(1, reserve, [&](float* scratch, int64_t, int64_t) {
-            BChunks b_chunks{reserve_b_copy(g, chunk, team), false};
+            BChunks b_chunks{reserve_b_copy(g, kernels.NR, chunk, team), false};
             sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch, b_chunks);
         });
     ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
     return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t) {
-        BChunks b_chunks{reserve_b_copy(g, chunk, team), copies_whole_b(g, team)};
+        BChunks b_chunks{reserve_b_copy(g, kernels.NR, chunk, team), copies_whole_b(g, team)};
         claims.run_claimed(int(t), [&](int64_t piece) {
             const int64_t share = piece / kSweepPiecesPerShare, j = piece % kSweepPiecesPerShare;
             const int64_t share_first = count * share / team, share_tiles = count * (share + 1) / team - share_first;
