@@ -1229,7 +1229,12 @@ TEST(Kernels, DriverSkinnyPathWithAStartingInsideACacheLine) {
 // and 16 bytes into a line (the copy shifted to the tiles' alignment), 1 and 3
 // threads, in four calls that hold every pair of those (the eight
 // combinations made this the suite's longest test under ASan, 93 s); one block
-// of rows and three.
+// of rows and three. The sweep as for an A from memory, A's columns a multiple
+// of 1 KiB apart: its shortest chunks of k there (64 columns) and blocks (1024
+// rows) make the 8 chunks and three blocks a product 16 times smaller than an
+// A in a cache would (512 columns, 2048 rows at 64 columns of C: 21 s of the
+// test_kernels' 60 under ASan), and whole-line columns give the A that starts
+// 16 bytes into a line its head tile (RowTiles).
 TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
     const uint32_t seed = test_seed() + 16;
     SCOPED_TRACE(seed_note(seed));
@@ -1241,11 +1246,12 @@ TEST(Kernels, DriverSkinnyPathThroughTheScratchCopyOfC) {
     for (const ridge::GemmKernel* ker : kernels) {
         ridge::GemmPlan plan = plan_with_model_blocking(*ker);
         plan.skinny_path = true;
+        plan.a_from_memory = true;
         SCOPED_TRACE(std::string(ker->name) + " skinny path, C through a scratch copy");
         const int64_t n_wide = 64, block = ridge::skinny_block_rows(n_wide, ker->MR, plan.a_from_memory);
         const std::pair<int64_t, int64_t> shapes[] = {{ker->MR * 5 - 3, 13}, {2 * block + ker->MR + 5, n_wide}};
         for (const auto& [m, n] : shapes) {
-            const int64_t lda = m + 16, ldc = (m + 255) / 256 * 256;
+            const int64_t lda = (m + 16 + 255) / 256 * 256, ldc = (m + 255) / 256 * 256;
             const int64_t k = 8 * sweep_chunk_for(*ker, m, n, lda, plan.a_from_memory) + 5;
             std::vector<float> a(size_t(lda * k)), b(size_t(k * n)), c0(size_t(ldc * n));
             for (float& x : a) x = dist(rng);
