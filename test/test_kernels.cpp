@@ -2080,7 +2080,9 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     expect_paths({{256, 256, 256, false, false, 0, "small"},
                   {200, 300, 250, true, false, 400, "small"},     // transposed A: its lda does not matter
                   {150, 150, 150, true, true, 0, "small"},        // up to 160^3: any shape
-                  {256, 256, 256, false, true, 0, "blocked"},     // B transposed
+                  {256, 256, 256, false, true, 0, "small"},       // B transposed, up to 480^3
+                  {300, 300, 300, true, true, 0, "small"},        // ... both transposed
+                  {400, 400, 700, false, true, 0, "blocked"},     // ... past 480^3
                   {1024, 200, 100, false, false, 0, "blocked"},   // more than 640 rows
                   {600, 600, 300, false, false, 0, "small"},      // a square up to 640
                   {600, 700, 300, false, false, 0, "blocked"},    // 513-640 rows, more than 640 columns
@@ -2337,12 +2339,14 @@ TEST(Kernels, DispatchTakesSkinnyTransBPathForFewRowsOfBTransposed) {
     std::mt19937 rng(test_seed() + 18);
     const int64_t widest = ker->skinny_max_columns > 0 ? ker->skinny_max_columns : ridge::kSkinnyMaxN;
     const char* untransposed = ker->few_rows != nullptr ? "skinny_m" : "small";
+    // (fewer than 512 columns from 25 rows on: the small path's where it takes B transposed)
+    const char* small_b_transposed = ker->small_kernel_max_volume > 0 ? "blocked" : "small";
     expect_paths({{16, 1000, 600, false, true, 0, "skinny_trans_b"},
                   {24, 2000, 96, true, true, 3, "skinny_trans_b"},
                   {widest, 4096, 2 * widest, false, true, 0, "skinny_trans_b"},
                   {widest, 4096, 2 * widest - 1, false, true, 0, "blocked"},
                   {widest + 1, 1000, 1000, false, true, 0, "blocked"},
-                  {30, 400, 1000, false, true, 0, "blocked"},
+                  {30, 400, 1000, false, true, 0, small_b_transposed},
                   {16, 1000, 600, false, false, 0, untransposed},
                   {16, 60, 600, false, true, 0, "small"}},
                  1.25f, 0.5f, rng);

@@ -46,8 +46,9 @@ constexpr double kSmallPathMaxVolume = 640.0 * 640.0 * 640.0;
 // every shape. Above it, only shapes like the squares it was measured on:
 // - not the skinny paths' shapes (m <= 16, or few columns), which those
 //   paths' own kernels take (the 32-row tile wastes half itself on m = 16);
-// - B not transposed: transposed, each k step of a 12-column tile of B is
-//   on its own cache line (512^3 TT: 0.80-0.86x the blocked path);
+// - B not transposed, or transposed up to kSmallTransBMaxVolume: transposed,
+//   each k step of a 12-column tile of B is on its own cache line (on the
+//   Zen VMs 512^3 TT ran 0.80-0.86x the blocked path);
 // - at most kSmallPathMaxRows rows, and A's columns (read in place when A is
 //   not transposed, one short run per k step) at most that many floats
 //   apart: taller, they lie a page or more apart and C is tall enough for
@@ -61,6 +62,23 @@ constexpr double kSmallPathMaxVolume = 640.0 * 640.0 * 640.0;
 // - C within the last-level cache: larger, the blocked path streams it out
 //   (beta = 0, one KC step; the only such C within the volume has k < 32).
 constexpr double kSmallAnyShapeMaxVolume = 160.0 * 160.0 * 160.0;
+// B transposed (NT, TT) on the small path up to this volume, with a kernel
+// whose small kernel has no limit of its own (AVX-512's 32 x 12). On the
+// Intel VM the blocked path ran those shapes 0.91-0.94x oneDNN where NN on
+// the small path ran even with it (384^3 / 512^3 NT, `ridge-bench paired M N
+// K NT 1 11`). Measured there against the blocked path (an experiment build
+// switching the rule, `XNT=1 RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 11-15
+// NT|TT`), 1 thread: NT 256^3 1.032, 320^3 1.067, 384^3 1.052-1.063, 448^3
+// 1.029, 480^3 1.041, 160 x 400 x 300 1.104, 200 x 300 x 400 1.066, 500 x 200
+// x 300 1.046, 256 x 512 x 256 1.048, 512 x 256 x 512 1.026; TT 256^3 1.042,
+// 384^3 1.049; 2 threads (within the team's limit) NT 192^3 1.053, 256^3
+// 1.026, 320^3 1.012, 384^3 1.023, TT 384^3 1.020. Past it the blocked path
+// wins: 500^3 0.990, 512^3 0.928-0.971, 600^3 0.939. AVX2's small kernel
+// lost at once (`RIDGE_ISA=avx2`: 256^3 NT 0.979, 384^3 0.888). Few rows
+// of C below it gain most (30 x 400 x 1000 NT 1.404, 40 x 500 x 800 1.329,
+// 64 x 400 x 1000 1.202), but not those the skinny path on C^T takes
+// (use_skinny_trans_b_path; 24 x 300 x 1000 TT ran 0.786 of it).
+constexpr double kSmallTransBMaxVolume = 480.0 * 480.0 * 480.0;
 constexpr int64_t kSmallPathMaxRows = 512;
 constexpr int64_t kSmallPathMaxSquare = 640;
 
@@ -887,7 +905,10 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
                         (g.trans_a || g.lda <= kSmallPathMaxSquare);
     // (Nor a C larger than the last-level cache: the blocked path streams it out where beta = 0.)
     const bool c_fits_cache = 4.0 * double(g.m) * double(g.n) <= cfg.stream_c_min_bytes;
-    return !few_rows && !use_skinny_path(cfg, kernel, g) && !g.trans_b && (tall_side || square) && c_fits_cache;
+    const bool b_transposed_within_limit =
+        !g.trans_b ||
+        (!kernel_capped && volume <= kSmallTransBMaxVolume && !use_skinny_trans_b_path(cfg, kernel, g));
+    return !few_rows && !use_skinny_path(cfg, kernel, g) && b_transposed_within_limit && (tall_side || square) && c_fits_cache;
 }
 
 namespace {
