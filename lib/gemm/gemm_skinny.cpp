@@ -326,25 +326,30 @@ RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
     return {g.m, MR, head};
 }
 
-// A chunk's copy holds each column group's columns (j0 to j0 + width) apart,
-// k-major: group[p*width + j] = op(B)(p0 + p, j0 + j) for p < kc, j < width,
-// each group's copy starting a line (group_copy_offset). Why by group and not
-// one k-major n-wide copy: a tile then broadcasts from kc x width contiguous
-// floats, not from a width-float slice of every n-float row, so its share of
-// B takes kc * width floats of L1 instead of up to two lines per k step (a
-// 10-column group of a 50-column C: 12 KiB against up to 38 KiB at kc = 300,
-// beside a 38 KiB tile of A). Measured on the Intel VM, paired against the
-// n-wide copy in both orders (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 15`,
-// a noisy host): 600 x 50 x 300 1.021 / 1.027, 2000 x 24 x 500 1.019 /
-// 1.030, 3000 x 50 x 300 1.009 / 1.008, 1000 x 64 x 1000 1.011 / 1.015,
-// 4096 x 16 x 4096 1.004 / 0.992.
-// Each group's copy is op(B)'s block converted to fp32 (exactly), with the
-// kernel's vector code: an fp32 B stored untransposed is
-// transposed 16 x 16 in registers by its transposing copy; any other B is
-// packed as a width-wide panel of the group's rows of op(B)^T by its fp32
-// packer, which widens 16-bit values. (The packer would do for the first too,
-// but it prefetches the rows of the panel after, past B's n columns: 0.97 of
-// the copy at 512 x 16 x 2048.) Element by element (a column ldb apart per
+// A chunk's copy of op(B), converted to fp32 (exactly) by the kernel's vector
+// code, in one of two layouts (GroupOfB says where a column group's columns
+// are):
+// - an fp32 B stored untransposed: by column group, each group's columns (j0
+//   to j0 + width) k-major on their own, group[p*width + j] = op(B)(p0 + p,
+//   j0 + j), each group's copy starting a line (group_copy_offset), written
+//   16 x 16 at a time by the kernel's transposing copy. A tile then broadcasts
+//   from kc x width contiguous floats, not from a width-float slice of every
+//   n-float row, so its share of B takes kc * width floats of L1 instead of
+//   up to two lines per k step (a 10-column group of a 50-column C: 12 KiB
+//   against up to 38 KiB at kc = 300, beside a 38 KiB tile of A). Measured
+//   on the Intel VM, paired against the n-wide copy in both orders
+//   (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 15`, a noisy host): 600 x 50
+//   x 300 1.021 / 1.027, 2000 x 24 x 500 1.019 / 1.030, 3000 x 50 x 300 1.009
+//   / 1.008, 1000 x 64 x 1000 1.011 / 1.015, 4096 x 16 x 4096 1.004 / 0.992.
+// - any other B: one k-major n-wide copy, b_chunk[p*n + j] = op(B)(p0 + p, j),
+//   packed as one n-wide panel of op(B)^T's rows by the kernel's fp32 packer,
+//   which widens 16-bit values. Packed by group instead (width-wide panels,
+//   each k step's run of a transposed B cut into shorter masked pieces) it
+//   lost: 512 x 16 x 2048 NT 0.965-0.972 for fp32 and fp16, fp16 1000 x 64 x
+//   1000 0.990, fp32 NT 0.977-0.985.
+// (The packer would do for an untransposed fp32 B too, but it prefetches the
+// rows of the panel after, past B's n columns here: 0.97 of the transposing
+// copy at 512 x 16 x 2048.) Element by element (a column ldb apart per
 // element, a 16-bit value widened one at a time in portable code) the copy
 // took 14% of a 512 x 16 x 2048 call for fp32 and bf16, 30% for fp16 (perf,
 // cpu-clock), where the sweep's FMAs per chunk are few. Paired against that
@@ -354,35 +359,48 @@ RowTiles row_tiles(const GemmArgs& g, int64_t MR) {
 // 16 x 512 1.09; bf16 512 x 16 x 2048 1.16, 2048 x 16 x 512 1.03; A from
 // memory 4096 x 2 / 8 / 16 / 32 x 4096 0.98-1.02, fp16 and bf16 4096 x 16 x
 // 4096 1.01-1.03 (sweeps bound by reading A).
+bool copies_b_by_group(const GemmArgs& g) { return g.input == Dtype::f32 && !g.trans_b; }
 
 // Floats of a chunk's copy for a column group of `width` columns over kc k
 // steps, rounded up to whole lines (each group's copy starts a line).
 int64_t group_copy_floats(int64_t kc, int64_t width) { return (kc * width + 15) / 16 * 16; }
-// Where column group grp's copy starts in a chunk's copy of kc k steps.
+// Where column group grp's copy starts in a chunk's copy of kc k steps, by group.
 int64_t group_copy_offset(const ColumnGroups& groups, int64_t kc, int64_t grp) {
     const int64_t wide = std::min(grp, groups.extra);
     return wide * group_copy_floats(kc, groups.base + 1) + (grp - wide) * group_copy_floats(kc, groups.base);
 }
-// Floats of a whole chunk's copy of kc k steps.
+// Floats of a whole chunk's copy of kc k steps, in either layout (by group is
+// the larger: kc * n plus the lines' padding).
 int64_t chunk_copy_floats(const ColumnGroups& groups, int64_t kc) {
     return group_copy_offset(groups, kc, groups.count);
 }
 
-void copy_b_group(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, int64_t j0,
-                  int64_t width, float* out) {
-    if (g.input == Dtype::f32 && !g.trans_b)
-        return kernels.transpose_b(kc, width, static_cast<const float*>(g.b) + p0 + j0 * g.ldb, g.ldb, out, width);
-    const MatrixView chunk = offset(MatrixView{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)}, p0, j0);
-    // Row j of the panel is column j of op(B): contiguous along k when B is not transposed.
-    const bool rows_contiguous = g.trans_b;
-    kernels.pack_b(chunk.data, chunk.ld, rows_contiguous, width, kc, width, out);
+// Where column group grp's columns of op(B) are in a chunk's copy: its first
+// column's k step 0, and the floats from one k step to the next.
+struct GroupOfB {
+    const float* b;
+    int64_t step;
+};
+GroupOfB group_of_b(const GemmArgs& g, const ColumnGroups& groups, const float* b_chunk, int64_t kc, int64_t grp) {
+    if (copies_b_by_group(g)) return {b_chunk + group_copy_offset(groups, kc, grp), groups.width(grp)};
+    return {b_chunk + groups.first(grp), g.n};
 }
 
 void copy_b_chunk(const GemmArgs& g, const SweepKernels& kernels, int64_t p0, int64_t kc, float* b_chunk) {
-    const ColumnGroups groups = column_groups(g.n, kernels.NR);
-    for (int64_t grp = 0; grp < groups.count; ++grp)
-        copy_b_group(g, kernels, p0, kc, groups.first(grp), groups.width(grp),
-                     b_chunk + group_copy_offset(groups, kc, grp));
+    if (copies_b_by_group(g)) {
+        const ColumnGroups groups = column_groups(g.n, kernels.NR);
+        const float* b = static_cast<const float*>(g.b) + p0;
+        for (int64_t grp = 0; grp < groups.count; ++grp) {
+            const int64_t width = groups.width(grp);
+            kernels.transpose_b(kc, width, b + groups.first(grp) * g.ldb, g.ldb,
+                                b_chunk + group_copy_offset(groups, kc, grp), width);
+        }
+        return;
+    }
+    const MatrixView chunk = offset(MatrixView{g.b, g.ldb, g.trans_b, dtype_bytes(g.input)}, p0, 0);
+    // Row j of the panel is column j of op(B): contiguous along k when B is not transposed.
+    const bool rows_contiguous = g.trans_b;
+    kernels.pack_b(chunk.data, chunk.ld, rows_contiguous, g.n, kc, g.n, b_chunk);
 }
 
 // Bytes of C per block of rows of the sweep: every chunk of k steps reads and
@@ -590,8 +608,9 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
                     const int64_t j0 = groups.first(grp);
                     // The first group brings the tile in from memory; prefetch there only.
                     const char* a_next = grp == 0 ? ahead_tile : nullptr;
-                    kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda,
-                                 b_chunk + group_copy_offset(groups, kc, grp), groups.width(grp), beta, block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
+                    const GroupOfB b = group_of_b(g, groups, b_chunk, kc, grp);
+                    kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b.b, b.step, beta,
+                                 block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
                 }
             }
         }
