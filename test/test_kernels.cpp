@@ -25,6 +25,7 @@
 #include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/registry.h"
+#include "gemm/blocked_schedule.h"
 #include "gemm/gemm.h"
 #include "gemm/pack.h"
 #include "gemm_check.h"
@@ -35,7 +36,7 @@ using namespace ridge_test;
 
 namespace {
 
-// GemmPlan::a_rows_within_l2 for a plan whose op(A) counts as within L2 whatever its rows.
+// GemmPlan::a_rows_within_cache for a plan whose op(A) counts as within L2 whatever its rows.
 constexpr int64_t kAllRows = INT64_MAX;
 
 // Memory the microkernel contract asks for: 64-byte aligned packed panels.
@@ -1763,7 +1764,7 @@ TEST(Kernels, BlockedPathPacksBInTheFirstTileWithThePackedBits) {
                 ridge::set_blocked_path_limits(&with_twin);
                 if (small) with_twin.blocking = {MR, NR, 48, 4 * MR, 3 * NR};
                 with_twin.threads = 1;
-                with_twin.a_rows_within_l2 = a_twin ? kAllRows : 0;
+                with_twin.a_rows_within_cache = a_twin ? kAllRows : 0;
                 ridge::GemmPlan packer_only = with_twin;
                 packer_only.kernel = &without;
                 SCOPED_TRACE(std::string(real->name) + " " + call.describe() + (small ? ", small blocks" : "") +
@@ -1826,7 +1827,7 @@ TEST(Kernels, BlockedPathReadsBFromL2InPlaceWhereCIsNotReadWithThePackedBits) {
                     ++serial;
                     ridge::GemmPlan in_l2 = plan_with_model_blocking(spy);
                     ridge::set_blocked_path_limits(&in_l2);
-                    in_l2.a_rows_within_l2 = a_twin ? kAllRows : 0;
+                    in_l2.a_rows_within_cache = a_twin ? kAllRows : 0;
                     in_l2.b_within_l2 = true;
                     ridge::GemmPlan packed = in_l2;
                     packed.b_within_l2 = false;
@@ -1903,11 +1904,11 @@ TEST(Kernels, BlockedPathPacksAInTheFirstMicroPanelWithThePackedBits) {
                     Operands ops(call, rng);
                     Guarded c_packed_first = ops.c;
                     const auto expect = expected_c(call, ops.a.data(), ops.b.data(), ops.c.data());
-                    plan.a_rows_within_l2 = 0;
+                    plan.a_rows_within_cache = 0;
                     g_packing_spy.calls = 0;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed_first.data()), plan));
                     ASSERT_EQ(0, g_packing_spy.calls) << "the twin ran with op(A) beyond L2";
-                    plan.a_rows_within_l2 = kAllRows;
+                    plan.a_rows_within_cache = kAllRows;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), plan));
                     if (sh.m >= MR && sh.n >= NR && (threads == 1 || sh.sliced))
                         EXPECT_GT(g_packing_spy.calls, 0) << "the twin never ran";
@@ -2061,6 +2062,35 @@ TEST(Kernels, DispatchTakesSkinnyPathToItsWidthPastFiveHundredTwelveRows) {
                      1.0f, 0.0f, rng);
     }
     ridge_set_num_threads(0);
+}
+
+// The dispatcher's plan lets the first micro-panel's tiles pack A
+// (packs_a_in_first_micro_panel) where one thread packs rows of op(A) within
+// L2, and, for a C of at most 512 columns, within the last-level cache
+// (paths.cpp: a_rows_within_cache); not for a wider C whose A is beyond L2.
+TEST(Kernels, FirstMicroPanelPacksAWithinTheCacheForFewColumns) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmChoice& choice = cfg.gemm(ridge::Dtype::f32);
+    if (choice.kernel->ukr_packing_a == nullptr) GTEST_SKIP() << choice.kernel->name << " has no A-packing twin";
+    const int64_t k = 300;
+    const int64_t l2_rows = int64_t(ridge::machine_topology().l2.size_bytes) / (4 * k);
+    const int64_t cache_rows = int64_t(cfg.last_level_cache_bytes / (4.0 * double(k)));
+    ASSERT_GT(cache_rows, l2_rows + 64) << "the last-level cache must hold more rows than L2 for this test";
+    const int64_t m = l2_rows + 64;  // beyond L2, within the last-level cache
+    struct Case {
+        int64_t m, n;
+        bool twin;
+    };
+    for (const Case& c : {Case{m, 300, true}, Case{m, 512, true}, Case{m, 513, false}, Case{l2_rows, 600, true},
+                          Case{cache_rows + 1, 300, false}}) {
+        ridge::GemmArgs g;
+        g.m = c.m, g.n = c.n, g.k = k, g.lda = c.m, g.ldb = k, g.ldc = c.m;
+        g.alpha = 1.0f, g.beta = 0.0f;
+        const ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
+        EXPECT_EQ(c.twin, ridge::make_schedule(g, plan, 1).a_packed_by_first_micro_panel)
+            << c.m << " x " << c.n << " x " << k << " (L2 holds " << l2_rows << " rows, the cache " << cache_rows
+            << ")";
+    }
 }
 
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape

@@ -482,7 +482,7 @@ TEST(Threads, RowSlicesReadingBInPlacePackEachPanelOfAOnceWithOneThreadsBits) {
         Operands ops(c, rng);
         ridge::GemmPlan plan{&spy, ridge::runtime_config().gemm(ridge::Dtype::f32).blocking, 1};
         ridge::set_blocked_path_limits(&plan);
-        plan.a_rows_within_l2 = c.m;
+        plan.a_rows_within_cache = c.m;
         plan.b_within_l2 = true;
         ASSERT_GE(plan.blocking.KC, c.k) << "the test wants one KC step";
         ASSERT_LE(c.m, plan.blocking.MC) << "the test wants one block of A";
@@ -503,7 +503,7 @@ TEST(Threads, RowSlicesReadingBInPlacePackEachPanelOfAOnceWithOneThreadsBits) {
 
 // Row slices (C taller than wide: splits_rows in gemm_blocked.cpp) let the
 // first micro-panel's tiles pack A where a slice's rows fit L2, even where all
-// of op(A) does not (GemmPlan::a_rows_within_l2): with the limit at a slice's
+// of op(A) does not (GemmPlan::a_rows_within_cache): with the limit at a slice's
 // rows both threads pack each of their full panels that way, one row short of
 // it none do, and one thread (all rows) none either. C bit for bit as on one thread.
 TEST(Threads, RowSlicesPackTheirAInTheFirstMicroPanelWhereTheSliceFitsL2) {
@@ -534,7 +534,7 @@ TEST(Threads, RowSlicesPackTheirAInTheFirstMicroPanelWhereTheSliceFitsL2) {
         SCOPED_TRACE(std::to_string(cs.threads) + " thread(s), " + std::to_string(cs.rows_within_l2) +
                      " rows within L2");
         plan.threads = cs.threads;
-        plan.a_rows_within_l2 = cs.rows_within_l2;
+        plan.a_rows_within_cache = cs.rows_within_l2;
         Guarded cc = ops.c;
         g_a_panels_packed = 0;
         ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(args_for(c, ops.a.data(), ops.b.data(), cc.data()), plan));

@@ -711,6 +711,29 @@ int64_t a_rows_within_l2(const GemmArgs& g) {
     return row_bytes <= 0 ? INT64_MAX : int64_t(machine_topology().l2.size_bytes) / row_bytes;
 }
 bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
+
+// The rows of op(A) whose blocks the first micro-panel's tiles pack
+// (blocked_schedule.cpp: packs_a_in_first_micro_panel): those within L2, and
+// for a C of at most kTwinFromCacheMaxColumns columns those within the
+// last-level cache. The twin saves the packing pass, a share of the call
+// that shrinks as n grows (A is packed once per jc block for n / NR
+// micro-panels), and reads A's columns a page apart where the pass sweeps
+// them in order; from the last-level cache the saving wins only for few
+// columns. Measured on the Intel VM against rows within L2 alone (an
+// experiment build, `XROWS=8 RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K
+// 11-15`), 1 thread: 2000 x 300 x 300 1.032-1.033, 3000 x 300 x 300 1.039,
+// 2000 x 300 x 1000 1.035, 2000 x 512 x 500 1.022, 2000 x 600 x 600 1.028,
+// 4000 x 300 x 300 1.022; 2 threads (row slices) 2000 x 600 x 600 1.019, 6000
+// x 300 x 500 1.023, 4000 x 300 x 300 1.008. Wider C gained nothing or lost:
+// 2000 x 768 / 1024 x 500 1.002 / 1.000, 1000^3 0.991-0.993, 1024^3
+// 0.996-0.997, 3000 x 1000 x 1000 0.969; and A from memory (8192 x 256 x
+// 4096, 128 MiB) 0.981, as in the rule's first measurements.
+constexpr int64_t kTwinFromCacheMaxColumns = 512;
+int64_t a_rows_within_cache(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const int64_t row_bytes = int64_t(dtype_bytes(g.input)) * g.k;
+    if (g.n > kTwinFromCacheMaxColumns || row_bytes <= 0) return a_rows_within_l2(g);
+    return std::max(a_rows_within_l2(g), int64_t(cfg.last_level_cache_bytes / double(row_bytes)));
+}
 bool b_within_l2(const GemmArgs& g) {
     return double(dtype_bytes(g.input)) * double(g.k) * double(g.n) <= double(machine_topology().l2.size_bytes);
 }

@@ -102,8 +102,10 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // k steps per pass of the few-rows path's outer form over `rows` rows (m, or n on C^T); 0: one pass.
 int64_t few_rows_k_pass(int64_t rows, int64_t k);
 
-// Rows of op(A) (k deep, as stored) that fit L2 (GemmPlan::a_rows_within_l2).
+// Rows of op(A) (k deep, as stored) that fit L2.
 int64_t a_rows_within_l2(const GemmArgs& g);
+// Rows of op(A) the blocked path's first micro-panel may pack (GemmPlan::a_rows_within_cache).
+int64_t a_rows_within_cache(const RuntimeConfig& cfg, const GemmArgs& g);
 // Whether op(A) / op(B), as stored, fits L2 (GemmPlan::b_within_l2).
 bool a_within_l2(const GemmArgs& g);
 bool b_within_l2(const GemmArgs& g);

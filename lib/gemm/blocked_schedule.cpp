@@ -306,7 +306,9 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // transposed (the twin copies MR-row runs of A's columns), not with A read in
 // place, the ir loop outside jr, B's first tile read in place or C streamed
 // out; and the rows of op(A) the thread packs (all of m, or a row slice's
-// rows: GemmPlan::a_rows_within_l2) within L2: from memory the packing pass wins,
+// rows: GemmPlan::a_rows_within_cache) within L2, or for a C of few columns
+// within the last-level cache (paths.cpp: a_rows_within_cache): from memory
+// the packing pass wins,
 // as it sweeps each column of the block in order while the twin reads 128
 // bytes from each of kc columns a page apart (1024^3 0.976-0.982, 1000^3
 // 0.967 on the Intel VM). Measured there (`RIDGE_NUM_THREADS=1 ridge-ab OLD
@@ -324,7 +326,7 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // where they are) 1.015 / 1.024 / 1.008 / 0.975 at 320^3 / 384^3 / 512^3 /
 // 768^3 against this alone: not kept.
 bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
-    return s.threads == 1 && g.m <= plan.a_rows_within_l2 && plan.kernel->ukr_packing_a != nullptr &&
+    return s.threads == 1 && g.m <= plan.a_rows_within_cache && plan.kernel->ukr_packing_a != nullptr &&
            g.input == Dtype::f32 && !g.trans_a && !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b &&
            !plan.stream_c;
 }

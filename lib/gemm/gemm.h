@@ -57,12 +57,13 @@ struct GemmPlan {
     // skinny sweep streams it from memory, which decides its chunk of k steps
     // (skinny_chunk_columns).
     bool a_from_memory = false;
-    // Rows of op(A), all k of them, that fit the core's L2 (set by the
-    // dispatcher; 0: none): where the rows a thread packs (all of m, or its
-    // row slice) are within it, the blocked path lets the first micro-panel's
-    // tiles pack each block of A (packs_a_in_first_micro_panel in
+    // Rows of op(A), all k of them, that come from a cache near enough for
+    // the first micro-panel's tiles to pack each block of A (set by the
+    // dispatcher, a_rows_within_cache in paths.cpp; 0: none): where the rows
+    // a thread packs (all of m, or its row slice) are within it, the blocked
+    // path packs A that way (packs_a_in_first_micro_panel in
     // blocked_schedule.cpp).
-    int64_t a_rows_within_l2 = 0;
+    int64_t a_rows_within_cache = 0;
     // op(B) fits the core's L2 (set by the dispatcher): where the blocked path,
     // with B packed per micro-panel, has every tile read B in place
     // (all_tiles_read_b_from_l2 in blocked_schedule.cpp).
