@@ -2075,7 +2075,7 @@ TEST(Kernels, FirstMicroPanelPacksAWithinTheCacheForFewColumns) {
     const int64_t k = 300;
     const int64_t l2_rows = int64_t(ridge::machine_topology().l2.size_bytes) / (4 * k);
     const int64_t cache_rows = int64_t(cfg.last_level_cache_bytes / (4.0 * double(k)));
-    ASSERT_GT(cache_rows, l2_rows + 64) << "the last-level cache must hold more rows than L2 for this test";
+    if (cache_rows <= l2_rows + 64) GTEST_SKIP() << "the last-level cache holds no more rows of A than L2 here";
     const int64_t m = l2_rows + 64;  // beyond L2, within the last-level cache
     struct Case {
         int64_t m, n;
