@@ -36,7 +36,7 @@ using namespace ridge_test;
 
 namespace {
 
-// GemmPlan::a_rows_within_cache for a plan whose op(A) counts as within L2 whatever its rows.
+// GemmPlan::a_rows_within_cache for a plan whose op(A) counts as within the cache whatever its rows.
 constexpr int64_t kAllRows = INT64_MAX;
 
 // Memory the microkernel contract asks for: 64-byte aligned packed panels.
@@ -1907,7 +1907,7 @@ TEST(Kernels, BlockedPathPacksAInTheFirstMicroPanelWithThePackedBits) {
                     plan.a_rows_within_cache = 0;
                     g_packing_spy.calls = 0;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, c_packed_first.data()), plan));
-                    ASSERT_EQ(0, g_packing_spy.calls) << "the twin ran with op(A) beyond L2";
+                    ASSERT_EQ(0, g_packing_spy.calls) << "the twin ran with op(A) beyond the cache";
                     plan.a_rows_within_cache = kAllRows;
                     ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(call, ops, ops.c.data()), plan));
                     if (sh.m >= MR && sh.n >= NR && (threads == 1 || sh.sliced))
@@ -2096,8 +2096,8 @@ TEST(Kernels, FirstMicroPanelPacksAWithinTheCacheForFewColumns) {
 // Dispatch sends fp32 problems up to the small path's volume to it: any shape
 // up to 160^3, and above it, to 640^3 built in, only square-like ones (at most
 // 512 rows and, A untransposed, lda at most 512, or m, n and lda all at most
-// 640; B untransposed; C within the last-level cache; not a skinny path's
-// shape); the result is right on every path.
+// 640; B untransposed, or transposed up to 480^3; C within the last-level
+// cache; not a skinny path's shape); the result is right on every path.
 TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";

@@ -721,7 +721,7 @@ bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
 // them in order; from the last-level cache the saving wins only for few
 // columns. Measured on the Intel VM against rows within L2 alone (an
 // experiment build, `XROWS=8 RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K
-// 11-15`), 1 thread: 2000 x 300 x 300 1.032-1.033, 3000 x 300 x 300 1.039,
+// 11-15`), 1 thread: 2000 x 300 x 300 1.032-1.040, 3000 x 300 x 300 1.039,
 // 2000 x 300 x 1000 1.035, 2000 x 512 x 500 1.022, 2000 x 600 x 600 1.028,
 // 4000 x 300 x 300 1.022; 2 threads (row slices) 2000 x 600 x 600 1.019, 6000
 // x 300 x 500 1.023, 4000 x 300 x 300 1.008. Wider C gained nothing or lost:
@@ -931,7 +931,8 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
     const bool b_transposed_within_limit =
         !g.trans_b ||
         (!kernel_capped && volume <= kSmallTransBMaxVolume && !use_skinny_trans_b_path(cfg, kernel, g));
-    return !few_rows && !use_skinny_path(cfg, kernel, g) && b_transposed_within_limit && (tall_side || square) && c_fits_cache;
+    return !few_rows && !use_skinny_path(cfg, kernel, g) && b_transposed_within_limit && (tall_side || square) &&
+           c_fits_cache;
 }
 
 namespace {

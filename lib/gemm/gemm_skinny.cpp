@@ -10,10 +10,11 @@
 // a chunk each tile of A rows (MR rows of the chunk, from L1) meets every
 // column group of C before the sweep moves on, and the kernel prefetches a
 // tile a few further on while it computes (prefetch_tiles_ahead).
-// B's chunk (its rows of op(B), up to 256 KiB as fp32) is copied k-major first,
-// one column group after another, converted to fp32, so the kernel's
-// broadcasts come from one pointer at fixed offsets. A of fp16 or bf16 is widened by the kernel as it loads (the FMAs
-// are fp32's): half the bytes streamed.
+// B's chunk (its rows of op(B), up to 256 KiB as fp32) is copied k-major first
+// (an fp32 B stored untransposed one column group after another), converted
+// to fp32, so the kernel's broadcasts come from one pointer at fixed offsets.
+// A of fp16 or bf16 is widened by the kernel as it loads (the FMAs are
+// fp32's): half the bytes streamed.
 // Threads split rows, claimed in pieces (kPieceEndsInEighths); each C
 // element sees the same chunks in the same order whichever thread runs it.
 #include <algorithm>
