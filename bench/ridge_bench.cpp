@@ -23,6 +23,7 @@
 
 #include "bench_matrices.h"
 #include "paired.h"
+#include "scaling.h"
 #include "peak.h"
 #include "peers.h"
 #include "roofline.h"
@@ -281,6 +282,8 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "roofline") return roofline_main(argc - 1, argv + 1);
     // `ridge-bench paired M N K ...`: ridge against each peer call by call (paired.cpp).
     if (argc > 1 && std::string(argv[1]) == "paired") return paired_main(argc - 1, argv + 1);
+    // `ridge-bench scaling M N K ...`: ridge on one thread against a team, call by call (scaling.cpp).
+    if (argc > 1 && std::string(argv[1]) == "scaling") return scaling_main(argc - 1, argv + 1);
     std::vector<std::string> shape_files;
     std::string libs;
     // Defaults that make a noisy machine readable; any flag given later overrides them.
