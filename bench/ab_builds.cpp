@@ -156,10 +156,9 @@ int main(int argc, char** argv) {
         for (int which = 0; which < 2; ++which) rate[which].push_back(flops * calls / t[which] * 1e-9);
         ratio.push_back(t[0] / t[1]);
     }
-    std::sort(ratio.begin(), ratio.end());
     std::printf("%lldx%lldx%lld %c%c %s%s: A %.1f B %.1f GFLOP/s; B/A speed median %.3f [q1 %.3f q3 %.3f]\n",
                 (long long)o.m, (long long)o.n, (long long)o.k, o.ta ? 'T' : 'N', o.tb ? 'T' : 'N', o.type.c_str(),
                 beta != 0.0f ? " beta != 0" : "", ridge_bench::median(rate[0]), ridge_bench::median(rate[1]),
-                ratio[ratio.size() / 2], ratio[ratio.size() / 4], ratio[3 * ratio.size() / 4]);
+                ridge_bench::median(ratio), ridge_bench::quantile(ratio, 0.25), ridge_bench::quantile(ratio, 0.75));
     return 0;
 }

@@ -20,37 +20,13 @@
 #include "bench_matrices.h"
 #include "median.h"
 #include "peers.h"
+#include "shape_args.h"
 
 namespace ridge_bench {
-namespace {
-
-struct PairedShape {
-    int64_t m = 0, n = 0, k = 0;
-    bool ta = false, tb = false;
-    int threads = 1, rounds = 21;
-};
-
-bool parse(int argc, char** argv, PairedShape* s) {
-    if (argc < 4) return false;
-    s->m = std::atoll(argv[1]);
-    s->n = std::atoll(argv[2]);
-    s->k = std::atoll(argv[3]);
-    if (argc > 4) {
-        const std::string t = argv[4];
-        if (t.size() != 2 || (t[0] != 'N' && t[0] != 'T') || (t[1] != 'N' && t[1] != 'T')) return false;
-        s->ta = t[0] == 'T';
-        s->tb = t[1] == 'T';
-    }
-    if (argc > 5) s->threads = std::atoi(argv[5]);
-    if (argc > 6) s->rounds = std::atoi(argv[6]);
-    return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
-}
-
-}  // namespace
 
 int paired_main(int argc, char** argv) {
-    PairedShape s;
-    if (!parse(argc, argv, &s)) {
+    ShapeArgs s;
+    if (!parse_shape_args(argc, argv, 1, &s)) {
         std::fprintf(stderr, "usage: ridge-bench paired M N K [NN|NT|TN|TT [THREADS [ROUNDS]]]\n");
         return 2;
     }
