@@ -1,6 +1,6 @@
 // The median and quartiles of a sample, for the benchmark tools that judge
 // rounds of timings: the element a fraction q of the way through the sorted
-// sample, at index q * size (the median the upper middle element for an even
+// sample, at index q * size (the median: the upper middle element for an even
 // count).
 #pragma once
 

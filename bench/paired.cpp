@@ -9,18 +9,14 @@
 // not counted. OpenBLAS at its best, as in the main run (choose_openblas_core).
 #include "paired.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "bench_matrices.h"
 #include "median.h"
+#include "paired_call.h"
 #include "peers.h"
-#include "shape_args.h"
 
 namespace ridge_bench {
 
@@ -32,28 +28,14 @@ int paired_main(int argc, char** argv) {
     }
     const std::string own_openblas_core = choose_openblas_core();  // before any peer loads
     const std::vector<GemmLibrary*> libs = gemm_libraries();
-    const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k;
-    const AlignedVector<float> a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
-    AlignedVector<float> c = random_vector(s.m * s.n, 3);
-    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-
-    auto rate = [&](GemmLibrary* lib, int calls) {
-        lib->set_threads(s.threads);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < calls; ++i)
-            lib->gemm(InputType::f32, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), s.m);
-        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return flops * calls / sec * 1e-9;
-    };
-    // Calls per timing: ~50 ms at ridge's rate in a first trial.
-    const double trial = rate(libs[0], 1);
-    const int calls = std::max(1, int(0.05 * trial * 1e9 / flops));
+    PairedCall call(s);
+    const int calls = call.calls_per_timing(libs[0], s.threads);  // at ridge's rate
 
     std::vector<std::vector<double>> rates(libs.size());
     std::vector<std::vector<double>> ratios(libs.size());
     for (int round = 0; round < s.rounds; ++round) {
         std::vector<double> now(libs.size());
-        for (size_t l = 0; l < libs.size(); ++l) now[l] = rate(libs[l], calls);
+        for (size_t l = 0; l < libs.size(); ++l) now[l] = call.rate(libs[l], s.threads, calls);
         if (round == 0) continue;  // warm-up
         for (size_t l = 0; l < libs.size(); ++l) {
             rates[l].push_back(now[l]);

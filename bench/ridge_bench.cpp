@@ -23,10 +23,10 @@
 
 #include "bench_matrices.h"
 #include "paired.h"
-#include "scaling.h"
 #include "peak.h"
 #include "peers.h"
 #include "roofline.h"
+#include "scaling.h"
 #include "ridge/cblas.h"
 #include "ridge/ridge.h"
 #include "ukr_bench.h"

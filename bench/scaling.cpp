@@ -11,18 +11,12 @@
 // first round warms up and is not counted.
 #include "scaling.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
-#include "bench_matrices.h"
 #include "median.h"
+#include "paired_call.h"
 #include "peers.h"
-#include "shape_args.h"
 
 namespace ridge_bench {
 
@@ -33,27 +27,12 @@ int scaling_main(int argc, char** argv) {
         return 2;
     }
     GemmLibrary* ridge = gemm_libraries().front();  // ridge first (peers.h: gemm_libraries)
-    const int64_t lda = s.ta ? s.k : s.m, ldb = s.tb ? s.n : s.k;
-    const AlignedVector<float> a = random_vector(s.m * s.k, 1), b = random_vector(s.k * s.n, 2);
-    AlignedVector<float> c = random_vector(s.m * s.n, 3);
-    const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-
-    auto rate = [&](int threads, int calls) {
-        ridge->set_threads(threads);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < calls; ++i)
-            ridge->gemm(InputType::f32, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(),
-                        s.m);
-        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return flops * calls / sec * 1e-9;
-    };
-    // Calls per timing: ~50 ms at one thread's rate in a first trial (the team's take less).
-    const double trial = rate(1, 1);
-    const int calls = std::max(1, int(0.05 * trial * 1e9 / flops));
+    PairedCall call(s);
+    const int calls = call.calls_per_timing(ridge, 1);  // at one thread's rate (the team's take less)
 
     std::vector<double> one, team, speedup;
     for (int round = 0; round < s.rounds; ++round) {
-        const double alone = rate(1, calls), together = rate(s.threads, calls);
+        const double alone = call.rate(ridge, 1, calls), together = call.rate(ridge, s.threads, calls);
         if (round == 0) continue;  // warm-up
         one.push_back(alone);
         team.push_back(together);

@@ -1,0 +1,75 @@
+// What the paired tools (`ridge-bench paired`, `ridge-bench scaling`) share:
+// their arguments, M N K [NN|NT|TN|TT [THREADS [ROUNDS]]], and one sgemm
+// shape's operands timed on a library at a thread count.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "bench_matrices.h"
+#include "peers.h"
+
+namespace ridge_bench {
+
+struct ShapeArgs {
+    int64_t m = 0, n = 0, k = 0;
+    bool ta = false, tb = false;
+    int threads = 1, rounds = 21;
+};
+
+// argv[1..] as above (argv[0] the subcommand); THREADS defaults to default_threads.
+inline bool parse_shape_args(int argc, char** argv, int default_threads, ShapeArgs* s) {
+    if (argc < 4) return false;
+    s->m = std::atoll(argv[1]);
+    s->n = std::atoll(argv[2]);
+    s->k = std::atoll(argv[3]);
+    if (argc > 4) {
+        const std::string t = argv[4];
+        if (t.size() != 2 || (t[0] != 'N' && t[0] != 'T') || (t[1] != 'N' && t[1] != 'T')) return false;
+        s->ta = t[0] == 'T';
+        s->tb = t[1] == 'T';
+    }
+    s->threads = argc > 5 ? std::atoi(argv[5]) : default_threads;
+    if (argc > 6) s->rounds = std::atoi(argv[6]);
+    return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
+}
+
+// The shape's A, B and C (random, the same for every library and round; C
+// overwritten, beta = 0) and its calls, timed.
+class PairedCall {
+public:
+    explicit PairedCall(const ShapeArgs& s)
+        : s_(s),
+          a_(random_vector(s.m * s.k, 1)),
+          b_(random_vector(s.k * s.n, 2)),
+          c_(random_vector(s.m * s.n, 3)),
+          flops_(2.0 * double(s.m) * double(s.n) * double(s.k)) {}
+
+    // GFLOP/s of `calls` calls in a row on lib with `threads` threads.
+    double rate(GemmLibrary* lib, int threads, int calls) {
+        const int64_t lda = s_.ta ? s_.k : s_.m, ldb = s_.tb ? s_.n : s_.k;
+        lib->set_threads(threads);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i)
+            lib->gemm(InputType::f32, s_.ta, s_.tb, s_.m, s_.n, s_.k, 1.0f, a_.data(), lda, b_.data(), ldb, 0.0f,
+                      c_.data(), s_.m);
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return flops_ * calls / sec * 1e-9;
+    }
+
+    // Calls per timing: ~50 ms at lib's rate on `threads` in a first trial.
+    int calls_per_timing(GemmLibrary* lib, int threads) {
+        const double trial = rate(lib, threads, 1);
+        return std::max(1, int(0.05 * trial * 1e9 / flops_));
+    }
+
+private:
+    ShapeArgs s_;
+    AlignedVector<float> a_, b_, c_;
+    double flops_;
+};
+
+}  // namespace ridge_bench
