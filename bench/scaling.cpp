@@ -3,7 +3,8 @@
 // One sgemm shape, ridge alone, on the same matrices: each round times one
 // thread and then THREADS threads (default 2), enough calls for ~50 ms each,
 // and takes the team's rate over the one thread's. The median of those
-// per-round speed-ups, with its quartiles, is what the tool reports. Two
+// per-round speed-ups, with its quartiles, is what the tool reports, after
+// each round's two rates and speed-up (the spread is the point). Two
 // separate benchmark rows saw the host at different moments: on the shared
 // VMs of this project a team's second vCPU is at times busy with other work,
 // and the ratio of two medians timed minutes apart moved by 0.1-0.2 from run
@@ -41,6 +42,9 @@ int scaling_main(int argc, char** argv) {
     std::printf("sgemm %lldx%lldx%lld %c%c, ridge on 1 and %d threads, %d rounds of %d call(s) each\n",
                 (long long)s.m, (long long)s.n, (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.threads,
                 s.rounds - 1, calls);
+    for (size_t r = 0; r < speedup.size(); ++r)
+        std::printf("round %zu: 1 thread %.3f, %d threads %.3f GFLOP/s, speed-up %.4f\n", r + 1, one[r], s.threads,
+                    team[r], speedup[r]);
     std::printf("1 thread   %.1f GFLOP/s median\n", median(one));
     std::printf("%d threads  %.1f GFLOP/s median\n", s.threads, median(team));
     std::printf("speed-up   %.3f median of the rounds (quartiles %.3f-%.3f)\n", median(speedup),
