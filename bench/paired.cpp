@@ -3,10 +3,11 @@
 // One sgemm shape, ridge and every installed peer on the same matrices, in
 // rounds: each round times every library once (enough calls for ~50 ms each),
 // one after another, and takes ridge's rate over each peer's. The medians of
-// those per-round ratios are what the tool reports: on a shared VM whose speed
-// drifts by 5-10% over minutes, the two rates of a round saw the same host,
-// where two separate benchmark runs did not. The first round warms up and is
-// not counted. OpenBLAS at its best, as in the main run (choose_openblas_core).
+// those per-round ratios are what the tool reports, after each round's rates:
+// on a shared VM whose speed drifts by 5-10% over minutes, the two rates of a
+// round saw the same host, where two separate benchmark runs did not. The
+// first round warms up and is not counted. OpenBLAS at its best, as in the
+// main run (choose_openblas_core).
 #include "paired.h"
 
 #include <cstdio>
@@ -48,6 +49,11 @@ int paired_main(int argc, char** argv) {
     if (!own_openblas_core.empty())
         std::printf("openblas: picked %s by itself; forced %s\n", own_openblas_core.c_str(),
                     std::getenv("OPENBLAS_CORETYPE"));
+    for (size_t r = 0; r < rates[0].size(); ++r) {
+        std::printf("round %zu:", r + 1);
+        for (size_t l = 0; l < libs.size(); ++l) std::printf(" %s %.3f", libs[l]->name().c_str(), rates[l][r]);
+        std::printf(" GFLOP/s\n");
+    }
     std::printf("%-10s %14s %22s\n", "library", "GFLOP/s median", "ridge / it, median");
     for (size_t l = 0; l < libs.size(); ++l)
         std::printf("%-10s %14.1f %22.3f\n", libs[l]->name().c_str(), median(rates[l]), median(ratios[l]));

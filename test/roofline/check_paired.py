@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""`ridge-bench paired`: runs, reports ridge and each peer with a positive rate, and its ratios are
-ridge's rate over each library's (ridge's own exactly 1); a malformed shape is a usage error (exit 2),
-not a run.
+"""`ridge-bench paired`: runs, prints each round's rate of ridge and of every peer (positive), then
+each library's median rate and the median of ridge's rate over its rate per round (ridge's own exactly
+1, not the inverse), which must be those of the printed rounds; a malformed shape is a usage error
+(exit 2), not a run. Nothing here depends on how fast the host runs: every check compares numbers the
+tool printed with each other.
 
 usage: check_paired.py RIDGE_BENCH
 """
@@ -10,29 +12,49 @@ import subprocess
 import sys
 
 
+def at(sorted_values, q):
+    """The tools' quantile (bench/median.h): the element at index q * size of the sorted sample."""
+    return sorted_values[int(q * len(sorted_values))]
+
+
+def close(x, y, rel):
+    return abs(x - y) <= rel * max(abs(x), abs(y))
+
+
 def main():
     bench = sys.argv[1]
     bad = subprocess.run([bench, "paired", "64", "64", "64", "XY"], capture_output=True, text=True)
     assert bad.returncode == 2, f"TRANS XY: exit {bad.returncode}, expected the usage error 2"
     assert "usage: ridge-bench paired" in bad.stderr, bad.stderr
 
-    run = subprocess.run([bench, "paired", "96", "80", "64", "TN", "1", "4"], capture_output=True, text=True)
+    run = subprocess.run([bench, "paired", "96", "80", "64", "TN", "1", "6"], capture_output=True, text=True)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stderr}"
     out = run.stdout
-    assert re.search(r"^sgemm 96x80x64 TN, 1 thread\(s\), 3 rounds of \d+ call\(s\) per library$", out, re.M), out
+    assert re.search(r"^sgemm 96x80x64 TN, 1 thread\(s\), 5 rounds of \d+ call\(s\) per library$", out, re.M), out
+
+    rounds = []  # one {library: rate} per round, in the order printed
+    for line in re.finditer(r"^round (\d+):((?: \w+ [0-9.]+)+) GFLOP/s$", out, re.M):
+        assert int(line.group(1)) == len(rounds) + 1, out
+        pairs = line.group(2).split()
+        rounds.append({pairs[i]: float(pairs[i + 1]) for i in range(0, len(pairs), 2)})
+    assert len(rounds) == 5, out
+    libraries = list(rounds[0])
+    assert libraries[0] == "ridge", f"ridge first, the ratios' numerator: {libraries}"
+    assert all(list(r) == libraries for r in rounds), out
+    assert all(rate > 0 for r in rounds for rate in r.values()), out
+
     rows = {m.group(1): (float(m.group(2)), float(m.group(3)))
             for m in re.finditer(r"^(\w+)\s+([0-9.]+)\s+([0-9.]+)$", out, re.M)}
-    assert "ridge" in rows, out
+    assert sorted(rows) == sorted(libraries), f"summary rows {sorted(rows)}, rounds {libraries}"
     assert rows["ridge"][1] == 1.0, f"ridge over itself is {rows['ridge'][1]}"
-    ridge_rate = rows["ridge"][0]
     for lib, (rate, ratio) in rows.items():
-        assert rate > 0, f"{lib}: rate {rate}"
-        # A median of per-round ratios, against the ratio of the median rates: the same
-        # quantity on a quiet machine; a factor of 2 apart only if the ratio were inverted
-        # or taken against the wrong library (BLIS here runs at about half ridge's rate).
-        expected = ridge_rate / rate
-        assert expected / 2 < ratio < expected * 2, f"{lib}: ratio {ratio}, rates say {expected:.3f}"
-    print(f"paired: {sorted(rows)} OK")
+        rates = sorted(r[lib] for r in rounds)
+        # The summary prints a rate to 0.1 GFLOP/s and a ratio to 3 decimals, the rounds to 3.
+        assert abs(rate - at(rates, 0.5)) <= 0.05 + 1e-9, f"{lib}: median {rate}, rounds say {at(rates, 0.5)}"
+        ratios = sorted(r["ridge"] / r[lib] for r in rounds)
+        assert close(ratio, at(ratios, 0.5), 2e-3), \
+            f"{lib}: ratio {ratio}, rounds say {at(ratios, 0.5):.4f} (inverted or against another library?)"
+    print(f"paired: {libraries}, {len(rounds)} rounds OK")
 
 
 if __name__ == "__main__":
