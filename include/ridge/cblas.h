@@ -99,6 +99,23 @@ void sgemv_(const char *trans, const int *m, const int *n, const float *alpha, c
             const int *lda, const float *x, const int *incx, const float *beta, float *y,
             const int *incy);
 void xerbla_(const char *routine, const int *info, size_t routine_len);
+/* OpenBLAS's Fortran 16-bit routines: bf16 (sb) or fp16 (sh) A and B (or x),
+ * fp32 alpha, beta and C (or y); checked as sgemm_ / sgemv_ are, xerbla_
+ * told "SBGEMM", "SHGEMM", "SBGEMV" or "SHGEMV". And its conversions. */
+void sbgemm_(const char *trans_a, const char *trans_b, const int *m, const int *n, const int *k,
+             const float *alpha, const uint16_t *a, const int *lda, const uint16_t *b, const int *ldb,
+             const float *beta, float *c, const int *ldc);
+void shgemm_(const char *trans_a, const char *trans_b, const int *m, const int *n, const int *k,
+             const float *alpha, const uint16_t *a, const int *lda, const uint16_t *b, const int *ldb,
+             const float *beta, float *c, const int *ldc);
+void sbgemv_(const char *trans, const int *m, const int *n, const float *alpha, const uint16_t *a,
+             const int *lda, const uint16_t *x, const int *incx, const float *beta, float *y,
+             const int *incy);
+void shgemv_(const char *trans, const int *m, const int *n, const float *alpha, const uint16_t *a,
+             const int *lda, const uint16_t *x, const int *incx, const float *beta, float *y,
+             const int *incy);
+void sbstobf16_(const int *n, const float *in, const int *incin, uint16_t *out, const int *incout);
+void sbf16tos_(const int *n, const uint16_t *in, const int *incin, float *out, const int *incout);
 
 /* Thread control under OpenBLAS's and MKL's names, for programs that
  * call them. The setters set ridge's count for every thread that has not set

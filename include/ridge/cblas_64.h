@@ -75,6 +75,23 @@ void sgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const floa
                const float *a, const int64_t *lda, const float *x, const int64_t *incx,
                const float *beta, float *y, const int64_t *incy);
 void xerbla_64_(const char *routine, const int64_t *info, size_t routine_len);
+/* OpenBLAS's Fortran 16-bit routines (cblas.h), ILP64. */
+void sbgemm_64_(const char *trans_a, const char *trans_b, const int64_t *m, const int64_t *n,
+                const int64_t *k, const float *alpha, const uint16_t *a, const int64_t *lda,
+                const uint16_t *b, const int64_t *ldb, const float *beta, float *c, const int64_t *ldc);
+void shgemm_64_(const char *trans_a, const char *trans_b, const int64_t *m, const int64_t *n,
+                const int64_t *k, const float *alpha, const uint16_t *a, const int64_t *lda,
+                const uint16_t *b, const int64_t *ldb, const float *beta, float *c, const int64_t *ldc);
+void sbgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const float *alpha,
+                const uint16_t *a, const int64_t *lda, const uint16_t *x, const int64_t *incx,
+                const float *beta, float *y, const int64_t *incy);
+void shgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const float *alpha,
+                const uint16_t *a, const int64_t *lda, const uint16_t *x, const int64_t *incx,
+                const float *beta, float *y, const int64_t *incy);
+void sbstobf16_64_(const int64_t *n, const float *in, const int64_t *incin, uint16_t *out,
+                   const int64_t *incout);
+void sbf16tos_64_(const int64_t *n, const uint16_t *in, const int64_t *incin, float *out,
+                  const int64_t *incout);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,43 @@ RIDGE_API void SGEMV(const char* trans, const int* m, const int* n, const float*
     ridge::sgemv_impl<Lp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
+// OpenBLAS's Fortran 16-bit GEMM and GEMV (16-bit A and B or x, fp32 alpha,
+// beta and C or y), and its two conversions: the CBLAS routines' Fortran
+// twins, checked as sgemm_ and sgemv_ are (netlib's parameter numbers, xerbla_
+// told "SBGEMM", "SHGEMM", "SBGEMV", "SHGEMV").
+RIDGE_API void sbgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                       const float* alpha, const uint16_t* a, const int* lda, const uint16_t* b, const int* ldb,
+                       const float* beta, float* c, const int* ldc) {
+    ridge::fortran_gemm_f32_output<Lp64>("SBGEMM", Dtype::bf16, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                         beta, c, ldc);
+}
+
+RIDGE_API void shgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                       const float* alpha, const uint16_t* a, const int* lda, const uint16_t* b, const int* ldb,
+                       const float* beta, float* c, const int* ldc) {
+    ridge::fortran_gemm_f32_output<Lp64>("SHGEMM", Dtype::f16, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                         beta, c, ldc);
+}
+
+RIDGE_API void sbgemv_(const char* trans, const int* m, const int* n, const float* alpha, const uint16_t* a,
+                       const int* lda, const uint16_t* x, const int* incx, const float* beta, float* y,
+                       const int* incy) {
+    ridge::fortran_gemv_f32_output<Lp64>("SBGEMV", Dtype::bf16, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGE_API void shgemv_(const char* trans, const int* m, const int* n, const float* alpha, const uint16_t* a,
+                       const int* lda, const uint16_t* x, const int* incx, const float* beta, float* y,
+                       const int* incy) {
+    ridge::fortran_gemv_f32_output<Lp64>("SHGEMV", Dtype::f16, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGE_API void sbstobf16_(const int* n, const float* in, const int* incin, uint16_t* out, const int* incout) {
+    ridge::convert_strided<Lp64, float, uint16_t, ridge::f32_to_bf16>(*n, in, *incin, out, *incout);
+}
+RIDGE_API void sbf16tos_(const int* n, const uint16_t* in, const int* incin, float* out, const int* incout) {
+    ridge::convert_strided<Lp64, uint16_t, float, ridge::bf16_to_f32>(*n, in, *incin, out, *incout);
+}
+
 // Weak: a program's own xerbla_ (or cblas_xerbla) replaces these, as with any BLAS.
 // netlib's XERBLA prints and STOPs; ridge's returns, and prints only under RIDGE_VERBOSE.
 RIDGE_API __attribute__((weak)) void xerbla_(const char* routine, const int* info, size_t routine_len) {

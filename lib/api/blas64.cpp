@@ -37,6 +37,44 @@ RIDGE_API void sgemv_64_(const char* trans, const int64_t* m, const int64_t* n, 
     ridge::sgemv_impl<Ilp64>(trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
+// OpenBLAS's Fortran 16-bit routines (blas32.cpp), ILP64.
+RIDGE_API void sbgemm_64_(const char* transa, const char* transb, const int64_t* m, const int64_t* n,
+                          const int64_t* k, const float* alpha, const uint16_t* a, const int64_t* lda,
+                          const uint16_t* b, const int64_t* ldb, const float* beta, float* c, const int64_t* ldc) {
+    ridge::fortran_gemm_f32_output<Ilp64>("SBGEMM", Dtype::bf16, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                          beta, c, ldc);
+}
+
+RIDGE_API void shgemm_64_(const char* transa, const char* transb, const int64_t* m, const int64_t* n,
+                          const int64_t* k, const float* alpha, const uint16_t* a, const int64_t* lda,
+                          const uint16_t* b, const int64_t* ldb, const float* beta, float* c, const int64_t* ldc) {
+    ridge::fortran_gemm_f32_output<Ilp64>("SHGEMM", Dtype::f16, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                          beta, c, ldc);
+}
+
+RIDGE_API void sbgemv_64_(const char* trans, const int64_t* m, const int64_t* n, const float* alpha,
+                          const uint16_t* a, const int64_t* lda, const uint16_t* x, const int64_t* incx,
+                          const float* beta, float* y, const int64_t* incy) {
+    ridge::fortran_gemv_f32_output<Ilp64>("SBGEMV", Dtype::bf16, trans, m, n, alpha, a, lda, x, incx, beta, y,
+                                          incy);
+}
+
+RIDGE_API void shgemv_64_(const char* trans, const int64_t* m, const int64_t* n, const float* alpha,
+                          const uint16_t* a, const int64_t* lda, const uint16_t* x, const int64_t* incx,
+                          const float* beta, float* y, const int64_t* incy) {
+    ridge::fortran_gemv_f32_output<Ilp64>("SHGEMV", Dtype::f16, trans, m, n, alpha, a, lda, x, incx, beta, y,
+                                          incy);
+}
+
+RIDGE_API void sbstobf16_64_(const int64_t* n, const float* in, const int64_t* incin, uint16_t* out,
+                             const int64_t* incout) {
+    ridge::convert_strided<Ilp64, float, uint16_t, ridge::f32_to_bf16>(*n, in, *incin, out, *incout);
+}
+RIDGE_API void sbf16tos_64_(const int64_t* n, const uint16_t* in, const int64_t* incin, float* out,
+                            const int64_t* incout) {
+    ridge::convert_strided<Ilp64, uint16_t, float, ridge::bf16_to_f32>(*n, in, *incin, out, *incout);
+}
+
 // Weak: a program's own xerbla_64_ (or cblas_xerbla_64) replaces these, as with any BLAS.
 // netlib's XERBLA prints and STOPs; ridge's returns, and prints only under RIDGE_VERBOSE.
 RIDGE_API __attribute__((weak)) void xerbla_64_(const char* routine, const int64_t* info,

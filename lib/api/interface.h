@@ -34,18 +34,22 @@ namespace ridge {
 // --- Fortran BLAS (every argument by reference; gfortran's hidden string
 // lengths follow the last argument and are not read) ---
 
+// Every Fortran GEMM with an fp32 C: sgemm_ (fp32 A and B, routine "SGEMM ")
+// and OpenBLAS's sbgemm_ / shgemm_ (16-bit A and B given by `input`), with
+// netlib's checks and parameter numbers; `routine` is what xerbla is told.
 template <typename Abi>
-void sgemm_impl(const char* transa, const char* transb, const typename Abi::Int* m,
-                const typename Abi::Int* n, const typename Abi::Int* k, const float* alpha,
-                const float* a, const typename Abi::Int* lda, const float* b,
-                const typename Abi::Int* ldb, const float* beta, float* c,
-                const typename Abi::Int* ldc) {
+void fortran_gemm_f32_output(const char* routine, Dtype input, const char* transa, const char* transb,
+                             const typename Abi::Int* m, const typename Abi::Int* n, const typename Abi::Int* k,
+                             const float* alpha, const void* a, const typename Abi::Int* lda, const void* b,
+                             const typename Abi::Int* ldb, const float* beta, float* c,
+                             const typename Abi::Int* ldc) {
     const int info = gemm_netlib_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
     if (info != 0) {
-        Abi::xerbla("SGEMM ", info);
+        Abi::xerbla(routine, info);
         return;
     }
     GemmArgs g;
+    g.input = input;
     g.trans_a = is_trans_char(*transa);
     g.trans_b = is_trans_char(*transb);
     g.m = *m, g.n = *n, g.k = *k;
@@ -55,7 +59,38 @@ void sgemm_impl(const char* transa, const char* transb, const typename Abi::Int*
     g.beta = *beta;
     g.c = c, g.ldc = *ldc;
     if (gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
-    if (dispatch_gemm(g) != RIDGE_SUCCESS) Abi::xerbla("SGEMM ", kXerblaOutOfMemory);
+    if (dispatch_gemm(g) != RIDGE_SUCCESS) Abi::xerbla(routine, kXerblaOutOfMemory);
+}
+
+template <typename Abi>
+void sgemm_impl(const char* transa, const char* transb, const typename Abi::Int* m,
+                const typename Abi::Int* n, const typename Abi::Int* k, const float* alpha,
+                const float* a, const typename Abi::Int* lda, const float* b,
+                const typename Abi::Int* ldb, const float* beta, float* c,
+                const typename Abi::Int* ldc) {
+    fortran_gemm_f32_output<Abi>("SGEMM ", Dtype::f32, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                 ldc);
+}
+
+// Every Fortran GEMV with an fp32 y: sgemv_ ("SGEMV ") and OpenBLAS's sbgemv_ /
+// shgemv_ (A and x of `input` elements).
+template <typename Abi>
+void fortran_gemv_f32_output(const char* routine, Dtype input, const char* trans, const typename Abi::Int* m,
+                             const typename Abi::Int* n, const float* alpha, const void* a,
+                             const typename Abi::Int* lda, const void* x, const typename Abi::Int* incx,
+                             const float* beta, float* y, const typename Abi::Int* incy) {
+    const int info = gemv_netlib_info(*trans, *m, *n, *lda, *incx, *incy);
+    if (info != 0) {
+        Abi::xerbla(routine, info);
+        return;
+    }
+    GemvArgs g;
+    g.input = input;
+    g.trans = is_trans_char(*trans);
+    g.m = *m, g.n = *n, g.alpha = *alpha, g.a = a, g.lda = *lda;
+    g.x = x, g.incx = *incx, g.beta = *beta, g.y = y, g.incy = *incy;
+    if (gemv_changes_nothing(g.m, g.n, g.alpha, g.beta)) return;
+    if (dispatch_gemv(g) != RIDGE_SUCCESS) Abi::xerbla(routine, kXerblaOutOfMemory);
 }
 
 template <typename Abi>
@@ -63,17 +98,7 @@ void sgemv_impl(const char* trans, const typename Abi::Int* m, const typename Ab
                 const float* alpha, const float* a, const typename Abi::Int* lda, const float* x,
                 const typename Abi::Int* incx, const float* beta, float* y,
                 const typename Abi::Int* incy) {
-    const int info = gemv_netlib_info(*trans, *m, *n, *lda, *incx, *incy);
-    if (info != 0) {
-        Abi::xerbla("SGEMV ", info);
-        return;
-    }
-    GemvArgs g;
-    g.trans = is_trans_char(*trans);
-    g.m = *m, g.n = *n, g.alpha = *alpha, g.a = a, g.lda = *lda;
-    g.x = x, g.incx = *incx, g.beta = *beta, g.y = y, g.incy = *incy;
-    if (gemv_changes_nothing(g.m, g.n, g.alpha, g.beta)) return;
-    if (dispatch_gemv(g) != RIDGE_SUCCESS) Abi::xerbla("SGEMV ", kXerblaOutOfMemory);
+    fortran_gemv_f32_output<Abi>("SGEMV ", Dtype::f32, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 // --- CBLAS ---

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstring>
 #include <string>
@@ -185,6 +186,46 @@ TEST(Ilp64, SixteenBitRoutines) {
     EXPECT_EQ(std::vector<float>(want.begin(), want.begin() + m), y) << "cblas_shgemv_64";
     cblas_sbgemv_64(CblasColMajor, CblasNoTrans, m, k, 1.0f, ab.data(), m, bb.data(), 1, 0.0f, y.data(), 1);
     EXPECT_EQ(std::vector<float>(want.begin(), want.begin() + m), y) << "cblas_sbgemv_64";
+
+    // OpenBLAS's Fortran names, every integer 64-bit and by reference.
+    const char no = 'N';
+    const float one = 1.0f, zero = 0.0f;
+    const int64_t inc = 1, count = int64_t(af.size());
+    std::vector<uint16_t> ab_fortran(af.size());
+    sbstobf16_64_(&count, af.data(), &inc, ab_fortran.data(), &inc);
+    EXPECT_EQ(ab, ab_fortran) << "sbstobf16_64_";
+    sbf16tos_64_(&count, ab.data(), &inc, back.data(), &inc);
+    EXPECT_EQ(af, back) << "sbf16tos_64_";
+    std::fill(c.begin(), c.end(), -1.0f);
+    sbgemm_64_(&no, &no, &m, &n, &k, &one, ab.data(), &m, bb.data(), &k, &zero, c.data(), &m);
+    EXPECT_EQ(want, c) << "sbgemm_64_";
+    std::fill(c.begin(), c.end(), -1.0f);
+    shgemm_64_(&no, &no, &m, &n, &k, &one, ah.data(), &m, bh.data(), &k, &zero, c.data(), &m);
+    EXPECT_EQ(want, c) << "shgemm_64_";
+    std::fill(y.begin(), y.end(), -1.0f);
+    sbgemv_64_(&no, &m, &k, &one, ab.data(), &m, bb.data(), &inc, &zero, y.data(), &inc);
+    EXPECT_EQ(std::vector<float>(want.begin(), want.begin() + m), y) << "sbgemv_64_";
+    std::fill(y.begin(), y.end(), -1.0f);
+    shgemv_64_(&no, &m, &k, &one, ah.data(), &m, bh.data(), &inc, &zero, y.data(), &inc);
+    EXPECT_EQ(std::vector<float>(want.begin(), want.begin() + m), y) << "shgemv_64_";
+
+    // Their errors: netlib's numbers through xerbla_64_, nothing written.
+    g_log = ErrorLog{};
+    const int64_t bad_lda = 1;
+    const std::vector<float> c_before = c, y_before = y;
+    sbgemm_64_(&no, &no, &m, &n, &k, &one, ab.data(), &bad_lda, bb.data(), &k, &zero, c.data(), &m);
+    EXPECT_EQ(c_before, c);
+    EXPECT_EQ(1, g_log.xerbla_calls);
+    EXPECT_EQ(8, g_log.xerbla_info) << "sbgemm_64_: lda < m";
+    EXPECT_EQ("SBGEMM", g_log.xerbla_routine);
+    g_log = ErrorLog{};
+    const int64_t zero_inc = 0;
+    shgemv_64_(&no, &m, &k, &one, ah.data(), &m, bh.data(), &inc, &zero, y.data(), &zero_inc);
+    EXPECT_EQ(1, g_log.xerbla_calls);
+    EXPECT_EQ(11, g_log.xerbla_info) << "shgemv_64_: incy = 0";
+    EXPECT_EQ(y_before, y);
+    EXPECT_EQ("SHGEMV", g_log.xerbla_routine);
+    EXPECT_EQ(0, g_log.cblas_calls);
 }
 
 // --- errors: netlib's numbers, through the _64 error routines ---
