@@ -1,5 +1,6 @@
 // Strided batches (ridge_sgemm_batch_strided, cblas_sgemm_batch_strided) and
-// MKL's group batch (cblas_sgemm_batch): every problem's C equals a single
+// MKL's group batch (cblas_sgemm_batch), and OpenBLAS's bf16 pair of them
+// (against cblas_sbgemm): every problem's C equals a single
 // ridge_sgemm call on that problem, bit for bit, whatever the layout,
 // transposes, strides (0: one A or B for all) and thread count; nothing
 // between the problems' C is written; every bad argument is refused with its
@@ -490,6 +491,116 @@ TEST(GroupBatch, NoGroupOrNothingToDoReadsAndWritesNothing) {
     cblas_sgemm_batch(CblasColMajor, &t, &t, &four, &four, &four, &zero, nullptr, &four, nullptr, &four, &one,
                       nullptr, &four, 1, &count);
     EXPECT_EQ(0, g_cblas_calls);
+}
+
+// --- OpenBLAS's bf16 batches (cblas_sbgemm_batch_strided, cblas_sbgemm_batch):
+// every problem's C as one cblas_sbgemm call gives it, bit for bit, on the
+// same shapes as the fp32 batches (cblas_sbgemm itself is checked against the
+// double reference in test_gemm16) ---
+
+CBLAS_LAYOUT cblas_layout_of(const BatchShape& s) { return s.row_major ? CblasRowMajor : CblasColMajor; }
+CBLAS_TRANSPOSE cblas_trans_of(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+// The batch's fp32 operands rounded to bf16.
+std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
+    std::vector<uint16_t> out(v.size());
+    cblas_sbstobf16(int(v.size()), v.data(), 1, out.data(), 1);
+    return out;
+}
+
+// One cblas_sbgemm call per problem of s, from C's start values.
+std::vector<float> one_sbgemm_per_problem(const BatchShape& s, const std::vector<uint16_t>& a,
+                                          const std::vector<uint16_t>& b, std::vector<float> c) {
+    for (int64_t i = 0; i < s.count; ++i)
+        cblas_sbgemm(cblas_layout_of(s), cblas_trans_of(s.ta), cblas_trans_of(s.tb), int(s.m), int(s.n), int(s.k),
+                     s.alpha, a.data() + i * s.stride_a(), int(s.lda()), b.data() + i * s.stride_b(), int(s.ldb()),
+                     s.beta, c.data() + i * s.stride_c(), int(s.ldc()));
+    return c;
+}
+
+TEST(Bf16Batch, StridedEachProblemAsOneSbgemmCallWouldGiveIt) {
+    std::mt19937 rng(test_seed() + 9);
+    for (int threads : {1, 2})
+        for (const BatchShape& s : shapes()) {
+            SCOPED_TRACE(s.describe() + ", threads " + std::to_string(threads));
+            ridge_set_num_threads(threads);
+            const BatchData d(s, rng);
+            const std::vector<uint16_t> a = to_bf16(d.a), b = to_bf16(d.b);
+            const std::vector<float> want = one_sbgemm_per_problem(s, a, b, d.c);
+            std::vector<float> got = d.c;
+            g_cblas_calls = 0;
+            cblas_sbgemm_batch_strided(cblas_layout_of(s), cblas_trans_of(s.ta), cblas_trans_of(s.tb), int(s.m),
+                                       int(s.n), int(s.k), s.alpha, a.data(), int(s.lda()), int(s.stride_a()),
+                                       b.data(), int(s.ldb()), int(s.stride_b()), s.beta, got.data(), int(s.ldc()),
+                                       int(s.stride_c()), int(s.count));
+            EXPECT_EQ(0, g_cblas_calls);
+            EXPECT_TRUE(same_bits(want, got));
+            EXPECT_FALSE(same_bits(d.c, got)) << "the batch wrote nothing";
+        }
+    ridge_set_num_threads(0);
+}
+
+TEST(Bf16Batch, GroupEachProblemAsOneSbgemmCallWouldGiveIt) {
+    std::mt19937 rng(test_seed() + 10);
+    for (bool row_major : {false, true}) {
+        SCOPED_TRACE(row_major ? "row-major" : "column-major");
+        Groups g(row_major, mixed_groups(), rng);
+        std::vector<std::vector<uint16_t>> a16, b16;
+        std::vector<const uint16_t*> a, b;
+        std::vector<std::vector<float>> want;
+        for (size_t i = 0; i < g.shapes.size(); ++i) {
+            const BatchShape& s = g.shapes[i];
+            a16.push_back(to_bf16(g.data[i].a));
+            b16.push_back(to_bf16(g.data[i].b));
+            for (int64_t p = 0; p < s.count; ++p) {
+                a.push_back(a16[i].data() + p * s.stride_a());
+                b.push_back(b16[i].data() + p * s.stride_b());
+            }
+            want.push_back(one_sbgemm_per_problem(s, a16[i], b16[i], g.data[i].c));
+        }
+        g_cblas_calls = 0;
+        cblas_sbgemm_batch(row_major ? CblasRowMajor : CblasColMajor, g.ta.data(), g.tb.data(), g.m.data(),
+                           g.n.data(), g.k.data(), g.alpha.data(), a.data(), g.lda.data(), b.data(), g.ldb.data(),
+                           g.beta.data(), g.c.data(), g.ldc.data(), int(g.shapes.size()), g.size.data());
+        EXPECT_EQ(0, g_cblas_calls);
+        for (size_t i = 0; i < g.shapes.size(); ++i) {
+            SCOPED_TRACE("group " + std::to_string(i) + ": " + g.shapes[i].describe());
+            EXPECT_TRUE(same_bits(want[i], g.data[i].c));
+        }
+    }
+}
+
+// A bad argument is refused as by the fp32 batches, under the bf16 routine's
+// name, and no C is written.
+TEST(Bf16Batch, BadArgumentsAreRefusedUnderTheirOwnNames) {
+    std::mt19937 rng(test_seed() + 11);
+    BatchShape s;
+    s.m = 9, s.n = 7, s.k = 5, s.count = 3, s.beta = 0.5f;
+    BatchData d(s, rng);
+    const std::vector<uint16_t> a = to_bf16(d.a), b = to_bf16(d.b);
+    const std::vector<float> before = d.c;
+    g_cblas_calls = 0;
+    cblas_sbgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), s.alpha,
+                               a.data(), int(s.lda()) - 1, int(s.stride_a()), b.data(), int(s.ldb()),
+                               int(s.stride_b()), s.beta, d.c.data(), int(s.ldc()), int(s.stride_c()), int(s.count));
+    EXPECT_EQ(1, g_cblas_calls);
+    EXPECT_EQ(9, g_cblas_info) << "lda too small";
+    EXPECT_EQ("cblas_sbgemm_batch_strided", g_cblas_routine);
+    EXPECT_TRUE(same_bits(before, d.c));
+
+    const CBLAS_TRANSPOSE bad = CBLAS_TRANSPOSE(7), none = CblasNoTrans;
+    const int m = int(s.m), n = int(s.n), k = int(s.k), lda = int(s.lda()), ldb = int(s.ldb()), ldc = int(s.ldc());
+    const int size = 1;
+    const uint16_t* a_list[] = {a.data()};
+    const uint16_t* b_list[] = {b.data()};
+    float* c_list[] = {d.c.data()};
+    g_cblas_calls = 0;
+    cblas_sbgemm_batch(CblasColMajor, &none, &bad, &m, &n, &k, &s.alpha, a_list, &lda, b_list, &ldb, &s.beta, c_list,
+                       &ldc, 1, &size);
+    EXPECT_EQ(1, g_cblas_calls);
+    EXPECT_EQ(3, g_cblas_info) << "invalid transb";
+    EXPECT_EQ("cblas_sbgemm_batch", g_cblas_routine);
+    EXPECT_TRUE(same_bits(before, d.c));
 }
 
 }  // namespace

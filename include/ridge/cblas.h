@@ -44,6 +44,18 @@ void cblas_sgemm_batch(CBLAS_LAYOUT layout, const enum CBLAS_TRANSPOSE *transa_a
                        const int *lda_array, const float **b_array, const int *ldb_array,
                        const float *beta_array, float **c_array, const int *ldc_array, int group_count,
                        const int *group_size);
+/* OpenBLAS's bf16 batches: the two above with bfloat16 A and B (uint16_t bit
+ * patterns; C, alpha and beta fp32), the same checks and positions. */
+void cblas_sbgemm_batch_strided(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                                enum CBLAS_TRANSPOSE trans_b, int m, int n, int k, float alpha,
+                                const uint16_t *a, int lda, int stridea, const uint16_t *b, int ldb,
+                                int strideb, float beta, float *c, int ldc, int stridec, int batch_size);
+void cblas_sbgemm_batch(CBLAS_LAYOUT layout, const enum CBLAS_TRANSPOSE *transa_array,
+                        const enum CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array,
+                        const int *k_array, const float *alpha_array, const uint16_t **a_array,
+                        const int *lda_array, const uint16_t **b_array, const int *ldb_array,
+                        const float *beta_array, float **c_array, const int *ldc_array, int group_count,
+                        const int *group_size);
 
 /* 16-bit GEMM under MKL's and OpenBLAS's names. 16-bit values are raw
  * IEEE binary16 or bfloat16 bit patterns in uint16_t (MKL_F16, MKL_BF16,

@@ -30,6 +30,17 @@ void cblas_sgemm_batch_64(CBLAS_LAYOUT layout, const enum CBLAS_TRANSPOSE *trans
                           const float **a_array, const int64_t *lda_array, const float **b_array,
                           const int64_t *ldb_array, const float *beta_array, float **c_array,
                           const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_sbgemm_batch_strided_64(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans_a,
+                                   enum CBLAS_TRANSPOSE trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                                   const uint16_t *a, int64_t lda, int64_t stridea, const uint16_t *b, int64_t ldb,
+                                   int64_t strideb, float beta, float *c, int64_t ldc, int64_t stridec,
+                                   int64_t batch_size);
+void cblas_sbgemm_batch_64(CBLAS_LAYOUT layout, const enum CBLAS_TRANSPOSE *transa_array,
+                           const enum CBLAS_TRANSPOSE *transb_array, const int64_t *m_array,
+                           const int64_t *n_array, const int64_t *k_array, const float *alpha_array,
+                           const uint16_t **a_array, const int64_t *lda_array, const uint16_t **b_array,
+                           const int64_t *ldb_array, const float *beta_array, float **c_array,
+                           const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
 void cblas_sgemv_64(CBLAS_LAYOUT layout, enum CBLAS_TRANSPOSE trans, int64_t m, int64_t n, float alpha,
                     const float *a, int64_t lda, const float *x, int64_t incx, float beta, float *y,
                     int64_t incy);

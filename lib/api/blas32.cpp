@@ -123,8 +123,9 @@ RIDGE_API void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE tr
                                          int m, int n, int k, float alpha, const float* a, int lda, int stridea,
                                          const float* b, int ldb, int strideb, float beta, float* c, int ldc,
                                          int stridec, int batch_size) {
-    ridge::cblas_sgemm_batch_strided_impl<Lp64>(layout, trans_a, trans_b, m, n, k, alpha, a, lda, stridea, b, ldb,
-                                                strideb, beta, c, ldc, stridec, batch_size);
+    ridge::cblas_gemm_batch_strided_f32_output<Lp64>("cblas_sgemm_batch_strided", Dtype::f32, layout, trans_a,
+                                                     trans_b, m, n, k, alpha, a, lda, stridea, b, ldb, strideb, beta,
+                                                     c, ldc, stridec, batch_size);
 }
 
 RIDGE_API void cblas_sgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* transa_array,
@@ -133,9 +134,33 @@ RIDGE_API void cblas_sgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* tra
                                  const int* lda_array, const float** b_array, const int* ldb_array,
                                  const float* beta_array, float** c_array, const int* ldc_array, int group_count,
                                  const int* group_size) {
-    ridge::cblas_sgemm_batch_impl<Lp64>({layout, transa_array, transb_array, m_array, n_array, k_array,
-                                         alpha_array, a_array, lda_array, b_array, ldb_array, beta_array,
-                                         c_array, ldc_array, group_count, group_size});
+    ridge::cblas_gemm_batch_f32_output<Lp64, float>(
+        "cblas_sgemm_batch", Dtype::f32,
+        {layout, transa_array, transb_array, m_array, n_array, k_array, alpha_array, a_array, lda_array, b_array,
+         ldb_array, beta_array, c_array, ldc_array, group_count, group_size});
+}
+
+// OpenBLAS's bf16 batches: cblas_sgemm_batch_strided's and cblas_sgemm_batch's
+// signatures with bf16 A and B (C, alpha and beta fp32), the same checks.
+RIDGE_API void cblas_sbgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
+                                          int m, int n, int k, float alpha, const uint16_t* a, int lda, int stridea,
+                                          const uint16_t* b, int ldb, int strideb, float beta, float* c, int ldc,
+                                          int stridec, int batch_size) {
+    ridge::cblas_gemm_batch_strided_f32_output<Lp64>("cblas_sbgemm_batch_strided", Dtype::bf16, layout, trans_a,
+                                                     trans_b, m, n, k, alpha, a, lda, stridea, b, ldb, strideb, beta,
+                                                     c, ldc, stridec, batch_size);
+}
+
+RIDGE_API void cblas_sbgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* transa_array,
+                                  const CBLAS_TRANSPOSE* transb_array, const int* m_array, const int* n_array,
+                                  const int* k_array, const float* alpha_array, const uint16_t** a_array,
+                                  const int* lda_array, const uint16_t** b_array, const int* ldb_array,
+                                  const float* beta_array, float** c_array, const int* ldc_array, int group_count,
+                                  const int* group_size) {
+    ridge::cblas_gemm_batch_f32_output<Lp64, uint16_t>(
+        "cblas_sbgemm_batch", Dtype::bf16,
+        {layout, transa_array, transb_array, m_array, n_array, k_array, alpha_array, a_array, lda_array, b_array,
+         ldb_array, beta_array, c_array, ldc_array, group_count, group_size});
 }
 
 RIDGE_API void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float alpha,

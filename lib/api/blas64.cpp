@@ -105,8 +105,9 @@ RIDGE_API void cblas_sgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE
                                             const float* a, int64_t lda, int64_t stridea, const float* b,
                                             int64_t ldb, int64_t strideb, float beta, float* c, int64_t ldc,
                                             int64_t stridec, int64_t batch_size) {
-    ridge::cblas_sgemm_batch_strided_impl<Ilp64>(layout, trans_a, trans_b, m, n, k, alpha, a, lda, stridea, b, ldb,
-                                                 strideb, beta, c, ldc, stridec, batch_size);
+    ridge::cblas_gemm_batch_strided_f32_output<Ilp64>("cblas_sgemm_batch_strided", Dtype::f32, layout, trans_a,
+                                                      trans_b, m, n, k, alpha, a, lda, stridea, b, ldb, strideb, beta,
+                                                      c, ldc, stridec, batch_size);
 }
 
 RIDGE_API void cblas_sgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* transa_array,
@@ -115,9 +116,32 @@ RIDGE_API void cblas_sgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* 
                                     const int64_t* lda_array, const float** b_array, const int64_t* ldb_array,
                                     const float* beta_array, float** c_array, const int64_t* ldc_array,
                                     int64_t group_count, const int64_t* group_size) {
-    ridge::cblas_sgemm_batch_impl<Ilp64>({layout, transa_array, transb_array, m_array, n_array, k_array,
-                                          alpha_array, a_array, lda_array, b_array, ldb_array, beta_array,
-                                          c_array, ldc_array, group_count, group_size});
+    ridge::cblas_gemm_batch_f32_output<Ilp64, float>(
+        "cblas_sgemm_batch", Dtype::f32,
+        {layout, transa_array, transb_array, m_array, n_array, k_array, alpha_array, a_array, lda_array, b_array,
+         ldb_array, beta_array, c_array, ldc_array, group_count, group_size});
+}
+
+RIDGE_API void cblas_sbgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a,
+                                             CBLAS_TRANSPOSE trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                                             const uint16_t* a, int64_t lda, int64_t stridea, const uint16_t* b,
+                                             int64_t ldb, int64_t strideb, float beta, float* c, int64_t ldc,
+                                             int64_t stridec, int64_t batch_size) {
+    ridge::cblas_gemm_batch_strided_f32_output<Ilp64>("cblas_sbgemm_batch_strided", Dtype::bf16, layout, trans_a,
+                                                      trans_b, m, n, k, alpha, a, lda, stridea, b, ldb, strideb, beta,
+                                                      c, ldc, stridec, batch_size);
+}
+
+RIDGE_API void cblas_sbgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE* transa_array,
+                                     const CBLAS_TRANSPOSE* transb_array, const int64_t* m_array,
+                                     const int64_t* n_array, const int64_t* k_array, const float* alpha_array,
+                                     const uint16_t** a_array, const int64_t* lda_array, const uint16_t** b_array,
+                                     const int64_t* ldb_array, const float* beta_array, float** c_array,
+                                     const int64_t* ldc_array, int64_t group_count, const int64_t* group_size) {
+    ridge::cblas_gemm_batch_f32_output<Ilp64, uint16_t>(
+        "cblas_sbgemm_batch", Dtype::bf16,
+        {layout, transa_array, transb_array, m_array, n_array, k_array, alpha_array, a_array, lda_array, b_array,
+         ldb_array, beta_array, c_array, ldc_array, group_count, group_size});
 }
 
 RIDGE_API void cblas_sgemv_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n,

@@ -97,6 +97,6 @@ bool group_writes_c(const GroupCall& group);
 
 // A checked group as a column-major batch over its problems' operands (the
 // lists start at the group's first problem).
-GemmBatch group_batch(const GroupCall& group, const float* const* a, const float* const* b, float* const* c);
+GemmBatch group_batch(const GroupCall& group, const void* const* a, const void* const* b, float* const* c);
 
 }  // namespace ridge

@@ -135,17 +135,19 @@ void cblas_gemm_f32_output(const char* routine, Dtype input, CBLAS_LAYOUT layout
     cblas_report_status<Abi>(routine, dispatch_gemm(g));
 }
 
-// MKL's cblas_sgemm_batch_strided: `batch_size` problems of one shape, problem
-// i at a + i*stridea, b + i*strideb, c + i*stridec (elements). Parameter
-// numbers are the signature's positions (see check_gemm_batch_strided).
+// MKL's cblas_sgemm_batch_strided (also OpenBLAS's, and its bf16
+// cblas_sbgemm_batch_strided: A and B of `input` elements): `batch_size`
+// problems of one shape, problem i at a + i*stridea, b + i*strideb, c +
+// i*stridec (elements). Parameter numbers are the signature's positions (see
+// check_gemm_batch_strided).
 template <typename Abi>
-void cblas_sgemm_batch_strided_impl(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b,
-                                    typename Abi::Int m, typename Abi::Int n, typename Abi::Int k, float alpha,
-                                    const float* a, typename Abi::Int lda, typename Abi::Int stride_a,
-                                    const float* b, typename Abi::Int ldb, typename Abi::Int stride_b, float beta,
-                                    float* c, typename Abi::Int ldc, typename Abi::Int stride_c,
-                                    typename Abi::Int batch_size) {
-    const char* routine = "cblas_sgemm_batch_strided";
+void cblas_gemm_batch_strided_f32_output(const char* routine, Dtype input, CBLAS_LAYOUT layout,
+                                         CBLAS_TRANSPOSE trans_a, CBLAS_TRANSPOSE trans_b, typename Abi::Int m,
+                                         typename Abi::Int n, typename Abi::Int k, float alpha, const void* a,
+                                         typename Abi::Int lda, typename Abi::Int stride_a, const void* b,
+                                         typename Abi::Int ldb, typename Abi::Int stride_b, float beta, float* c,
+                                         typename Abi::Int ldc, typename Abi::Int stride_c,
+                                         typename Abi::Int batch_size) {
     StridedBatchCall call = strided_batch_call(layout, trans_a, trans_b);
     call.m = m, call.n = n, call.k = k, call.alpha = alpha, call.beta = beta;
     call.a = a, call.lda = lda, call.stride_a = stride_a;
@@ -158,27 +160,29 @@ void cblas_sgemm_batch_strided_impl(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans_a
         Abi::cblas_xerbla(e.position, routine, e.what, 0);
         return;
     }
+    batch.shape.input = input;
     const GemmArgs& g = batch.shape;
     if (batch.count == 0 || gemm_changes_nothing(g.m, g.n, g.k, g.alpha, g.beta)) return;
     cblas_report_status<Abi>(routine, dispatch_gemm_batch(batch));
 }
 
-// MKL's cblas_sgemm_batch (also BLIS's): group_count groups, group i of
+// MKL's cblas_sgemm_batch (also BLIS's and OpenBLAS's, and OpenBLAS's bf16
+// cblas_sbgemm_batch: A and B of T = uint16_t): group_count groups, group i of
 // group_size[i] problems sharing transa_array[i] .. ldc_array[i], the
 // problems' operands listed in a_array, b_array and c_array group after group.
 // Every argument, every listed pointer included, is checked before any C is
 // written (positions: check_gemm_group in checks.h); the groups then run in
 // order, each as one batch (dispatch_gemm_batch).
-template <typename Abi>
+template <typename Abi, typename T>
 struct GroupBatchArrays {
     using Int = typename Abi::Int;
     CBLAS_LAYOUT layout;
     const CBLAS_TRANSPOSE *trans_a, *trans_b;
     const Int *m, *n, *k;
     const float* alpha;
-    const float** a;
+    const T** a;
     const Int* lda;
-    const float** b;
+    const T** b;
     const Int* ldb;
     const float* beta;
     float** c;
@@ -236,9 +240,8 @@ struct GroupBatchArrays {
     }
 };
 
-template <typename Abi>
-void cblas_sgemm_batch_impl(const GroupBatchArrays<Abi>& call) {
-    const char* routine = "cblas_sgemm_batch";
+template <typename Abi, typename T>
+void cblas_gemm_batch_f32_output(const char* routine, Dtype input, const GroupBatchArrays<Abi, T>& call) {
     if (const BatchCheck e = call.check(); e.position != 0) {
         set_cblas_row_major(false);  // positions are the caller's own, never swapped
         Abi::cblas_xerbla(e.position, routine, e.what, 0);
@@ -247,9 +250,12 @@ void cblas_sgemm_batch_impl(const GroupBatchArrays<Abi>& call) {
     for (int64_t i = 0, first = 0; i < call.group_count; ++i) {
         const GroupCall g = call.group(i);
         if (group_writes_c(g)) {
-            const float* const* a = call.a != nullptr ? call.a + first : nullptr;
-            const float* const* b = call.b != nullptr ? call.b + first : nullptr;
-            const ridge_status status = dispatch_gemm_batch(group_batch(g, a, b, call.c + first));
+            // The lists as the batch holds them (any element type): the same pointers.
+            const auto* a = call.a != nullptr ? reinterpret_cast<const void* const*>(call.a + first) : nullptr;
+            const auto* b = call.b != nullptr ? reinterpret_cast<const void* const*>(call.b + first) : nullptr;
+            GemmBatch batch = group_batch(g, a, b, call.c + first);
+            batch.shape.input = input;
+            const ridge_status status = dispatch_gemm_batch(batch);
             if (status != RIDGE_SUCCESS) return cblas_report_status<Abi>(routine, status);
         }
         first += g.size;

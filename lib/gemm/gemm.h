@@ -155,9 +155,9 @@ float* reserve_small_packed_a(size_t floats);
 struct GemmBatch {
     GemmArgs shape;
     int64_t stride_a = 0, stride_b = 0, stride_c = 0;
-    float* const* c_list = nullptr;        // given: the operands are listed, not strided
-    const float* const* a_list = nullptr;  // (may be null, with c_list, when nothing reads A and B)
-    const float* const* b_list = nullptr;
+    float* const* c_list = nullptr;       // given: the operands are listed, not strided
+    const void* const* a_list = nullptr;  // (of shape.input's elements; may be null, with c_list,
+    const void* const* b_list = nullptr;  //  when nothing reads A and B)
     int64_t count = 0;
     GemmArgs problem(int64_t i) const;
 };

@@ -368,6 +368,50 @@ TEST(Ilp64, GroupBatchMatchesOneCallPerProblem) {
     EXPECT_EQ(0, std::memcmp(before.data(), c[0], before.size() * sizeof(float)));
 }
 
+// OpenBLAS's bf16 batches, ILP64: each problem as cblas_sbgemm_64 gives it, bit
+// for bit, and a batch size of 2^32 seen whole (17: stride_c 0 would overlap).
+TEST(Ilp64, Bf16BatchesMatchOneCallPerProblem) {
+    std::mt19937 rng(test_seed() + 9);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t m = 24, n = 10, k = 13, count = 4, sa = m * k + 5, sb = k * n, sc = m * n + 2;
+    std::vector<float> af(size_t(sa * count)), bf(size_t(sb * count)), c(size_t(sc * count));
+    for (float& x : af) x = dist(rng);
+    for (float& x : bf) x = dist(rng);
+    for (float& x : c) x = dist(rng);
+    std::vector<uint16_t> a(af.size()), b(bf.size());
+    cblas_sbstobf16_64(int64_t(af.size()), af.data(), 1, a.data(), 1);
+    cblas_sbstobf16_64(int64_t(bf.size()), bf.data(), 1, b.data(), 1);
+    std::vector<float> want = c;
+    for (int64_t i = 0; i < count; ++i)
+        cblas_sbgemm_64(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 0.5f, a.data() + i * sa, m,
+                        b.data() + i * sb, n, 2.0f, want.data() + i * sc, m);
+    std::vector<float> strided = c;
+    g_log = ErrorLog{};
+    cblas_sbgemm_batch_strided_64(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 0.5f, a.data(), m, sa, b.data(),
+                                  n, sb, 2.0f, strided.data(), m, sc, count);
+    EXPECT_EQ(0, g_log.cblas_calls);
+    EXPECT_EQ(0, std::memcmp(want.data(), strided.data(), c.size() * sizeof(float)));
+
+    std::vector<float> grouped = c;
+    std::vector<const uint16_t*> a_list, b_list;
+    std::vector<float*> c_list;
+    for (int64_t i = 0; i < count; ++i)
+        a_list.push_back(a.data() + i * sa), b_list.push_back(b.data() + i * sb), c_list.push_back(grouped.data() + i * sc);
+    const CBLAS_TRANSPOSE ta = CblasNoTrans, tb = CblasTrans;
+    const float alpha = 0.5f, beta = 2.0f;
+    cblas_sbgemm_batch_64(CblasColMajor, &ta, &tb, &m, &n, &k, &alpha, a_list.data(), &m, b_list.data(), &n, &beta,
+                          c_list.data(), &m, 1, &count);
+    EXPECT_EQ(0, g_log.cblas_calls);
+    EXPECT_EQ(0, std::memcmp(want.data(), grouped.data(), c.size() * sizeof(float)));
+
+    cblas_sbgemm_batch_strided_64(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 0.5f, a.data(), m, 0, b.data(),
+                                  n, 0, 2.0f, strided.data(), m, 0, kTwo32);
+    EXPECT_EQ(1, g_log.cblas_calls);
+    EXPECT_EQ(17, g_log.cblas_info);
+    EXPECT_EQ("cblas_sbgemm_batch_strided", g_log.cblas_routine);
+    EXPECT_EQ(0, std::memcmp(want.data(), strided.data(), c.size() * sizeof(float)));
+}
+
 // incx = 2^32 is a legal stride; its low 32 bits (0) are not. With n = 1 only
 // x[0] is read, so the call needs no memory beyond one element.
 TEST(Ilp64, StrideOfTwoTo32IsValid) {
