@@ -150,7 +150,7 @@ bool group_writes_c(const GroupCall& g) {
 
 bool group_reads_ab(const GroupCall& g) { return group_writes_c(g) && g.k > 0 && g.alpha != 0.0f; }
 
-GemmBatch group_batch(const GroupCall& group, const void* const* a, const void* const* b, float* const* c) {
+GemmBatch group_batch(const GroupCall& group, const void* a, const void* b, float* const* c) {
     GemmBatch batch;
     GemmArgs& g = batch.shape;
     g.k = group.k, g.alpha = group.alpha, g.beta = group.beta, g.ldc = group.ldc;

@@ -97,6 +97,7 @@ bool group_writes_c(const GroupCall& group);
 
 // A checked group as a column-major batch over its problems' operands (the
 // lists start at the group's first problem).
-GemmBatch group_batch(const GroupCall& group, const void* const* a, const void* const* b, float* const* c);
+// a and b: the group's lists (GemmBatch::a_list, b_list), of any element type.
+GemmBatch group_batch(const GroupCall& group, const void* a, const void* b, float* const* c);
 
 }  // namespace ridge

@@ -250,9 +250,8 @@ void cblas_gemm_batch_f32_output(const char* routine, Dtype input, const GroupBa
     for (int64_t i = 0, first = 0; i < call.group_count; ++i) {
         const GroupCall g = call.group(i);
         if (group_writes_c(g)) {
-            // The lists as the batch holds them (any element type): the same pointers.
-            const auto* a = call.a != nullptr ? reinterpret_cast<const void* const*>(call.a + first) : nullptr;
-            const auto* b = call.b != nullptr ? reinterpret_cast<const void* const*>(call.b + first) : nullptr;
+            const void* a = call.a != nullptr ? call.a + first : nullptr;  // read as T* by GemmBatch::problem
+            const void* b = call.b != nullptr ? call.b + first : nullptr;
             GemmBatch batch = group_batch(g, a, b, call.c + first);
             batch.shape.input = input;
             const ridge_status status = dispatch_gemm_batch(batch);

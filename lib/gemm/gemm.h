@@ -155,9 +155,12 @@ float* reserve_small_packed_a(size_t floats);
 struct GemmBatch {
     GemmArgs shape;
     int64_t stride_a = 0, stride_b = 0, stride_c = 0;
-    float* const* c_list = nullptr;       // given: the operands are listed, not strided
-    const void* const* a_list = nullptr;  // (of shape.input's elements; may be null, with c_list,
-    const void* const* b_list = nullptr;  //  when nothing reads A and B)
+    float* const* c_list = nullptr;  // given: the operands are listed, not strided
+    // The lists of A and B: arrays of `const float*` for fp32 input, of `const
+    // uint16_t*` for 16-bit (read as such by problem()); null, with c_list,
+    // when nothing reads A and B.
+    const void* a_list = nullptr;
+    const void* b_list = nullptr;
     int64_t count = 0;
     GemmArgs problem(int64_t i) const;
 };

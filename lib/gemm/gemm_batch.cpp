@@ -10,11 +10,22 @@
 
 namespace ridge {
 
+namespace {
+
+// Entry i of a list of operands of `input` elements (GemmBatch::a_list, b_list).
+const void* listed(const void* list, Dtype input, int64_t i) {
+    if (list == nullptr) return nullptr;
+    if (input == Dtype::f32) return static_cast<const float* const*>(list)[i];
+    return static_cast<const uint16_t* const*>(list)[i];
+}
+
+}  // namespace
+
 GemmArgs GemmBatch::problem(int64_t i) const {
     GemmArgs g = shape;
     if (c_list != nullptr) {
-        g.a = a_list != nullptr ? a_list[i] : nullptr;
-        g.b = b_list != nullptr ? b_list[i] : nullptr;
+        g.a = listed(a_list, shape.input, i);
+        g.b = listed(b_list, shape.input, i);
         g.c = c_list[i];
         return g;
     }
