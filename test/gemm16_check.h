@@ -143,26 +143,32 @@ public:
     ::testing::AssertionResult untouched() const { return compare(true); }
 
 private:
-    bool in_matrix(int64_t index) const {
-        const int64_t rel = index - guard_;
-        if (rel < 0 || rel >= ld_ * outer_) return false;
-        return rel % ld_ < inner_;
+    // The first index of the buffer in [from, to) whose bits changed, or -1.
+    int64_t first_change(int64_t from, int64_t to) const {
+        for (int64_t idx = from; idx < to; ++idx)
+            if (buf_[size_t(idx)] != saved_[size_t(idx)]) return idx;
+        return -1;
+    }
+    // As Guarded's: of the whole buffer, or of what lies outside the matrix only.
+    int64_t first_change_anywhere(bool whole) const {
+        const int64_t end = int64_t(buf_.size());
+        if (whole) return first_change(0, end);
+        int64_t idx = first_change(0, guard_);
+        for (int64_t o = 0; idx < 0 && o < outer_; ++o)
+            idx = first_change(guard_ + o * ld_ + inner_, guard_ + (o + 1) * ld_);
+        return idx >= 0 ? idx : first_change(guard_ + ld_ * outer_, end);
     }
     ::testing::AssertionResult compare(bool whole) const {
-        for (int64_t idx = 0; idx < int64_t(buf_.size()); ++idx) {
-            if (!whole && in_matrix(idx)) continue;
-            if (buf_[size_t(idx)] != saved_[size_t(idx)]) {
-                const int64_t rel = idx - guard_;
-                std::ostringstream os;
-                os << "16-bit element " << rel << " relative to the matrix start (ld=" << ld_
-                   << ", inner=" << inner_ << ", outer=" << outer_ << ") changed from "
-                   << hex16(saved_[size_t(idx)]) << " to " << hex16(buf_[size_t(idx)]);
-                if (rel < 0 || rel >= ld_ * outer_) os << " [guard band]";
-                else if (rel % ld_ >= inner_) os << " [leading-dimension padding]";
-                return ::testing::AssertionFailure() << os.str();
-            }
-        }
-        return ::testing::AssertionSuccess();
+        const int64_t idx = first_change_anywhere(whole);
+        if (idx < 0) return ::testing::AssertionSuccess();
+        const int64_t rel = idx - guard_;
+        std::ostringstream os;
+        os << "16-bit element " << rel << " relative to the matrix start (ld=" << ld_ << ", inner=" << inner_
+           << ", outer=" << outer_ << ") changed from " << hex16(saved_[size_t(idx)]) << " to "
+           << hex16(buf_[size_t(idx)]);
+        if (rel < 0 || rel >= ld_ * outer_) os << " [guard band]";
+        else if (rel % ld_ >= inner_) os << " [leading-dimension padding]";
+        return ::testing::AssertionFailure() << os.str();
     }
     int64_t inner_, outer_, ld_, guard_;
     std::vector<uint16_t> buf_, saved_;

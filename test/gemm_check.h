@@ -42,7 +42,15 @@ inline float sentinel() {
     return f;
 }
 
-inline bool same_bits(float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+// Compared as integers, not with memcmp: under ASan every memcmp is intercepted
+// and checked, and the guard comparisons were a seventh of a sanitized driver
+// test's time that way (Kernels.DriverSkinnyPathOverSeveralBlocksOfRows, perf).
+inline bool same_bits(float x, float y) {
+    uint32_t bx, by;
+    std::memcpy(&bx, &x, sizeof bx);
+    std::memcpy(&by, &y, sizeof by);
+    return bx == by;
+}
 
 inline float quiet_nan() { return std::numeric_limits<float>::quiet_NaN(); }
 
@@ -81,10 +89,21 @@ public:
     float saved_at(int64_t in, int64_t out) const { return saved_[size_t(guard_ + in + out * ld_)]; }
 
     // The matrix uniform in [-1, 1]; leading-dimension padding and guards keep the sentinel.
+    // Two draws of `rng` seed a SplitMix64 sequence (Steele, Lea and Flood,
+    // OOPSLA 2014) for the elements, each its high 32 bits scaled by 2^-31:
+    // mt19937 per element through uniform_real_distribution was a tenth of the
+    // sanitized driver tests' time (perf, test_kernels).
     void fill_random(std::mt19937& rng) {
-        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        uint64_t state = (uint64_t(rng()) << 32) | rng();
         for (int64_t o = 0; o < outer_; ++o)
-            for (int64_t i = 0; i < inner_; ++i) at(i, o) = dist(rng);
+            for (int64_t i = 0; i < inner_; ++i) {
+                state += 0x9e3779b97f4a7c15u;
+                uint64_t z = state;
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+                z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+                z ^= z >> 31;
+                at(i, o) = float(int32_t(uint32_t(z >> 32))) * 0x1p-31f;
+            }
         snapshot();
     }
     // Every element of the matrix set to `v` (e.g. NaN), padding and guards untouched.
@@ -102,26 +121,33 @@ public:
     ::testing::AssertionResult untouched() const { return compare(true); }
 
 private:
-    bool in_matrix(int64_t index) const {
-        const int64_t rel = index - guard_;
-        if (rel < 0 || rel >= ld_ * outer_) return false;
-        return rel % ld_ < inner_;
+    // The first index of the buffer in [from, to) whose bits changed, or -1.
+    int64_t first_change(int64_t from, int64_t to) const {
+        for (int64_t idx = from; idx < to; ++idx)
+            if (!same_bits(buf_[size_t(idx)], saved_[size_t(idx)])) return idx;
+        return -1;
+    }
+    // The first changed index, in order: of the whole buffer, or of what lies
+    // outside the matrix only (the guard before it, each line's padding, the
+    // guard after it), so that the matrix's elements are not visited at all.
+    int64_t first_change_anywhere(bool whole) const {
+        const int64_t end = int64_t(buf_.size());
+        if (whole) return first_change(0, end);
+        int64_t idx = first_change(0, guard_);
+        for (int64_t o = 0; idx < 0 && o < outer_; ++o)
+            idx = first_change(guard_ + o * ld_ + inner_, guard_ + (o + 1) * ld_);
+        return idx >= 0 ? idx : first_change(guard_ + ld_ * outer_, end);
     }
     ::testing::AssertionResult compare(bool whole) const {
-        for (int64_t idx = 0; idx < int64_t(buf_.size()); ++idx) {
-            if (!whole && in_matrix(idx)) continue;
-            if (!same_bits(buf_[size_t(idx)], saved_[size_t(idx)])) {
-                const int64_t rel = idx - guard_;
-                std::ostringstream os;
-                os << "float " << rel << " relative to the matrix start (ld=" << ld_
-                   << ", inner=" << inner_ << ", outer=" << outer_ << ") changed from "
-                   << saved_[size_t(idx)] << " to " << buf_[size_t(idx)];
-                if (rel < 0 || rel >= ld_ * outer_) os << " [guard band]";
-                else if (rel % ld_ >= inner_) os << " [leading-dimension padding]";
-                return ::testing::AssertionFailure() << os.str();
-            }
-        }
-        return ::testing::AssertionSuccess();
+        const int64_t idx = first_change_anywhere(whole);
+        if (idx < 0) return ::testing::AssertionSuccess();
+        const int64_t rel = idx - guard_;
+        std::ostringstream os;
+        os << "float " << rel << " relative to the matrix start (ld=" << ld_ << ", inner=" << inner_
+           << ", outer=" << outer_ << ") changed from " << saved_[size_t(idx)] << " to " << buf_[size_t(idx)];
+        if (rel < 0 || rel >= ld_ * outer_) os << " [guard band]";
+        else if (rel % ld_ >= inner_) os << " [leading-dimension padding]";
+        return ::testing::AssertionFailure() << os.str();
     }
 
     int64_t inner_, outer_, ld_, guard_;
@@ -192,21 +218,18 @@ struct Operands {
     Guarded a, b, c;
     Operands(const Call& call, std::mt19937& rng)
         : a(call.a_extent(), call.lda()), b(call.b_extent(), call.ldb()), c(call.c_extent(), call.ldc()) {
-        a.fill_random(rng);
-        b.fill_random(rng);
-        c.fill_random(rng);
-        if (call.alpha == 0.0f || call.k == 0) {
+        const bool reads_ab = call.alpha != 0.0f && call.k > 0;
+        if (reads_ab) {
+            a.fill_random(rng);
+            b.fill_random(rng);
+        } else {
             a.fill(quiet_nan());
             b.fill(quiet_nan());
         }
-        if (call.beta == 0.0f) c.fill(quiet_nan());
+        if (call.beta != 0.0f) c.fill_random(rng);
+        else c.fill(quiet_nan());
     }
 };
-
-// op(X)(i, j) of a matrix stored in the call's layout.
-inline double op_elem(const float* x, int64_t ld, bool row_major, bool trans, int64_t i, int64_t j) {
-    return trans ? double(x[offset_of(row_major, ld, j, i)]) : double(x[offset_of(row_major, ld, i, j)]);
-}
 
 // sums[c] = the sum of x[p] * y[c][p], p = 0..k-1, in order, for `count` (1 to
 // 4) arrays y[c]: four sums side by side, each one still added in order (one
@@ -230,6 +253,19 @@ __attribute__((no_sanitize("address", "undefined"))) inline void dots_in_order(c
     for (int c = 0; c < count; ++c) sums[c] = all[c];
 }
 
+// op(X)'s first `lines` rows (or, with `columns`, its columns), each of its k
+// elements copied into doubles, k apart: X in the call's layout, transposed or
+// not. Not instrumented, for the reason dots_in_order is not.
+__attribute__((no_sanitize("address", "undefined"))) inline void copy_op_lines(
+    const float* x, int64_t ld, bool row_major, bool trans, bool columns, int64_t lines, int64_t k, double* out) {
+    // op(X)(r, c) lies at r * row_step + c * column_step.
+    const bool rows_ld_apart = trans != row_major;
+    const int64_t row_step = rows_ld_apart ? ld : 1, column_step = rows_ld_apart ? 1 : ld;
+    const int64_t line_step = columns ? column_step : row_step, element_step = columns ? row_step : column_step;
+    for (int64_t l = 0; l < lines; ++l)
+        for (int64_t p = 0; p < k; ++p) out[l * k + p] = double(x[l * line_step + p * element_step]);
+}
+
 // C = alpha op(A) op(B) + beta C in double, indexed like C's storage; beta == 0 ignores C,
 // alpha == 0 or k == 0 never reads A or B (as BLAS defines the operation).
 // op(A)'s rows and op(B)'s columns are first copied into contiguous doubles, k
@@ -242,12 +278,8 @@ inline std::vector<double> expected_c(const Call& call, const float* a, const fl
     const bool reads_ab = call.alpha != 0.0f && k > 0;
     std::vector<double> a_rows(reads_ab ? size_t(m * k) : 0), b_columns(reads_ab ? size_t(n * k) : 0);
     if (reads_ab) {
-        const int64_t lda = call.lda(), ldb = call.ldb();
-        for (int64_t i = 0; i < m; ++i)
-            for (int64_t p = 0; p < k; ++p) a_rows[size_t(i * k + p)] = op_elem(a, lda, call.row_major, call.ta, i, p);
-        for (int64_t j = 0; j < n; ++j)
-            for (int64_t p = 0; p < k; ++p)
-                b_columns[size_t(j * k + p)] = op_elem(b, ldb, call.row_major, call.tb, p, j);
+        copy_op_lines(a, call.lda(), call.row_major, call.ta, false, m, k, a_rows.data());
+        copy_op_lines(b, call.ldb(), call.row_major, call.tb, true, n, k, b_columns.data());
     }
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j0 = 0; j0 < n; j0 += 4) {
