@@ -100,6 +100,37 @@ constexpr int kNumScalars = 6;
 
 // Every value 0..33 of each of m, n and k, with every transpose pair, in both
 // layouts and through every way in; the other two sizes drawn at random from 0..33.
+// The guard check every test here leans on (gemm_check.h): a write to the
+// guard before a matrix, to its leading-dimension padding or to the guard
+// after it is named, with where it landed; a write inside the matrix is seen
+// by untouched() only. Were it blind, every "nothing outside C was written"
+// in the suite would pass vacuously.
+TEST(Edges, GuardCheckNamesEveryWriteOutsideTheMatrix) {
+    for (int64_t pad : {0, 3}) {
+        SCOPED_TRACE("padding " + std::to_string(pad));
+        const int64_t inner = 5, outer = 4, ld = inner + pad;
+        Guarded g(Extent{inner, outer}, ld);
+        std::mt19937 rng(test_seed());
+        g.fill_random(rng);
+        ASSERT_TRUE(g.untouched());
+        g.at(inner - 1, outer - 1) = 2.0f;  // inside the matrix
+        EXPECT_TRUE(g.untouched_outside());
+        EXPECT_FALSE(g.untouched());
+        g.snapshot();
+        auto named = [&](float* where, const char* place) {
+            *where = 2.0f;
+            const ::testing::AssertionResult r = g.untouched_outside();
+            EXPECT_FALSE(r) << place;
+            EXPECT_NE(std::string(r.message()).find(place), std::string::npos) << r.message();
+            g.snapshot();
+        };
+        named(g.data() - 1, "guard band");  // just before
+        named(g.data() + ld * outer, "guard band");  // just after the last line's storage
+        named(g.data() + ld * outer + 36, "guard band");  // the guard's last float (37 by default)
+        if (pad > 0) named(&g.at(inner + pad - 1, 1), "leading-dimension padding");
+    }
+}
+
 TEST(Edges, EverySizeUpTo33ForEachDimension) {
     const uint32_t seed = test_seed();
     SCOPED_TRACE(seed_note(seed));
