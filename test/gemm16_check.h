@@ -143,23 +143,10 @@ public:
     ::testing::AssertionResult untouched() const { return compare(true); }
 
 private:
-    // The first index of the buffer in [from, to) whose bits changed, or -1.
-    int64_t first_change(int64_t from, int64_t to) const {
-        for (int64_t idx = from; idx < to; ++idx)
-            if (buf_[size_t(idx)] != saved_[size_t(idx)]) return idx;
-        return -1;
-    }
-    // As Guarded's: of the whole buffer, or of what lies outside the matrix only.
-    int64_t first_change_anywhere(bool whole) const {
-        const int64_t end = int64_t(buf_.size());
-        if (whole) return first_change(0, end);
-        int64_t idx = first_change(0, guard_);
-        for (int64_t o = 0; idx < 0 && o < outer_; ++o)
-            idx = first_change(guard_ + o * ld_ + inner_, guard_ + (o + 1) * ld_);
-        return idx >= 0 ? idx : first_change(guard_ + ld_ * outer_, end);
-    }
     ::testing::AssertionResult compare(bool whole) const {
-        const int64_t idx = first_change_anywhere(whole);
+        const int64_t idx =
+            first_change_in_guarded(int64_t(buf_.size()), guard_, ld_, inner_, outer_, whole,
+                                    [&](int64_t i) { return buf_[size_t(i)] != saved_[size_t(i)]; });
         if (idx < 0) return ::testing::AssertionSuccess();
         const int64_t rel = idx - guard_;
         std::ostringstream os;

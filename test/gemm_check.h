@@ -68,6 +68,26 @@ inline int64_t offset_of(bool row_major, int64_t ld, int64_t i, int64_t j) {
     return row_major ? i * ld + j : i + j * ld;
 }
 
+// The first index of a guarded buffer (`size` elements: `guard` before a
+// matrix of `outer` lines `ld` apart, the first `inner` of each the matrix's,
+// and the rest after) for which `changed(index)` holds, or -1; in order, over
+// the whole buffer or over what lies outside the matrix only (the guard
+// before, each line's padding, the guard after), so that the matrix's
+// elements are not visited at all.
+template <typename Changed>
+int64_t first_change_in_guarded(int64_t size, int64_t guard, int64_t ld, int64_t inner, int64_t outer, bool whole,
+                                Changed changed) {
+    auto first_in = [&](int64_t from, int64_t to) {
+        for (int64_t idx = from; idx < to; ++idx)
+            if (changed(idx)) return idx;
+        return int64_t{-1};
+    };
+    if (whole) return first_in(0, size);
+    int64_t idx = first_in(0, guard);
+    for (int64_t o = 0; idx < 0 && o < outer; ++o) idx = first_in(guard + o * ld + inner, guard + (o + 1) * ld);
+    return idx >= 0 ? idx : first_in(guard + ld * outer, size);
+}
+
 // A matrix inside a buffer with `guard` floats before and after its storage.
 // The default guard is odd so the matrix starts at an address that is only
 // 4-byte aligned: the library must not assume more of a caller's pointer.
@@ -121,25 +141,11 @@ public:
     ::testing::AssertionResult untouched() const { return compare(true); }
 
 private:
-    // The first index of the buffer in [from, to) whose bits changed, or -1.
-    int64_t first_change(int64_t from, int64_t to) const {
-        for (int64_t idx = from; idx < to; ++idx)
-            if (!same_bits(buf_[size_t(idx)], saved_[size_t(idx)])) return idx;
-        return -1;
-    }
-    // The first changed index, in order: of the whole buffer, or of what lies
-    // outside the matrix only (the guard before it, each line's padding, the
-    // guard after it), so that the matrix's elements are not visited at all.
-    int64_t first_change_anywhere(bool whole) const {
-        const int64_t end = int64_t(buf_.size());
-        if (whole) return first_change(0, end);
-        int64_t idx = first_change(0, guard_);
-        for (int64_t o = 0; idx < 0 && o < outer_; ++o)
-            idx = first_change(guard_ + o * ld_ + inner_, guard_ + (o + 1) * ld_);
-        return idx >= 0 ? idx : first_change(guard_ + ld_ * outer_, end);
-    }
     ::testing::AssertionResult compare(bool whole) const {
-        const int64_t idx = first_change_anywhere(whole);
+        const int64_t idx =
+            first_change_in_guarded(int64_t(buf_.size()), guard_, ld_, inner_, outer_, whole, [&](int64_t i) {
+                return !same_bits(buf_[size_t(i)], saved_[size_t(i)]);
+            });
         if (idx < 0) return ::testing::AssertionSuccess();
         const int64_t rel = idx - guard_;
         std::ostringstream os;
