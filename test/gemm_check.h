@@ -114,7 +114,8 @@ public:
     // mt19937 per element through uniform_real_distribution was a tenth of the
     // sanitized driver tests' time (perf, test_kernels).
     void fill_random(std::mt19937& rng) {
-        uint64_t state = (uint64_t(rng()) << 32) | rng();
+        const uint64_t high = rng();  // its own statement: the operands of | are unsequenced
+        uint64_t state = (high << 32) | rng();
         for (int64_t o = 0; o < outer_; ++o)
             for (int64_t i = 0; i < inner_; ++i) {
                 state += 0x9e3779b97f4a7c15u;
