@@ -98,8 +98,6 @@ bool call_api(Api api, const Call& c, const float* a, const float* b, float* cc)
 constexpr float kScalars[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-0.5f, 0.75f}, {2.5f, -1.5f}, {0.0f, 0.5f}, {1.5f, 0.0f}};
 constexpr int kNumScalars = 6;
 
-// Every value 0..33 of each of m, n and k, with every transpose pair, in both
-// layouts and through every way in; the other two sizes drawn at random from 0..33.
 // The guard check every test here leans on (gemm_check.h): a write to the
 // guard before a matrix, to its leading-dimension padding or to the guard
 // after it is named, with where it landed; a write inside the matrix is seen
@@ -131,6 +129,8 @@ TEST(Edges, GuardCheckNamesEveryWriteOutsideTheMatrix) {
     }
 }
 
+// Every value 0..33 of each of m, n and k, with every transpose pair, in both
+// layouts and through every way in; the other two sizes drawn at random from 0..33.
 TEST(Edges, EverySizeUpTo33ForEachDimension) {
     const uint32_t seed = test_seed();
     SCOPED_TRACE(seed_note(seed));
