@@ -16,6 +16,28 @@
 // 117.3 GFLOP/s with either, the measured peak; so what the blocked path loses
 // there (92-96% of peak at 1024^3-2048^3) is outside the k loop: the update of
 // C, A from L2 and packing.
+// On the Intel VM (model 207) the folded form lost too: 32 x 12 0.95-0.96 at
+// 1024^3 / 2048^3, and a 48 x 8 tile with folded broadcasts 0.92-0.96 of the
+// same tile broadcasting into registers (24 loads of B a step against 8).
+// Why 32 x 12 and not oneDNN's 48 x 8 (11 loads a k step against 14): in that
+// VM's slow spells (the host taking part of the core; with every operand in L1
+// this k loop ran 25% slower while an FMA loop did not slow) the 48 x 8 k loop
+// kept about 6% more of its rate. A 48 x 8 kernel with all of this file's
+// twins (C streamed, A or B packed on the way, edges through the skinny tall
+// tile; branch wip/f32-48x8, whose entry has no small, skinny or few-rows
+// kernels, so those paths were off in it) against this one
+// (`RIDGE_NUM_THREADS=1 ridge-ab THIS 48x8 N N N 15-21`): 1024^3 1.028,
+// 2000^3 1.025, 2048^3 1.004 and 1.034 (reversed), 1536^3 0.977 and 1.004,
+// 1000^3 1.004, 2048 x 512 x 2048 1.045, 512 x 2048 x 2048 1.043, TN / NT /
+// TT at 1024^3 1.025 / 1.016 / 0.995, 3000 x 400 x 400 1.021, 2 threads
+// 1024^3 / 2048^3 1.026 / 1.021; but 512^3 0.957, 640^3 0.989, 768^3 0.998,
+// where this kernel's small-kernel reads (B in place from L2, A in place)
+// and 32-row edges do better. Per spell (rounds with oneDNN sorted by its
+// rate, a throwaway program): 1024^3 slow / fast 1.001-1.029 / 1.000-1.002,
+// 1056^3 1.031 / 1.007, but 2048^3 1.028 / 0.994 in one run and 0.979 /
+// 0.979 in the next. A gain of 0-4% above 1000^3, which needs the small,
+// skinny and few-rows paths to keep this kernel (they size their tiles from
+// the entry's MR and NR) and a size rule: not done yet.
 #include "kernels/intrinsics.h"
 
 #include <algorithm>
