@@ -35,9 +35,15 @@
 // and 32-row edges do better. Per spell (rounds with oneDNN sorted by its
 // rate, a throwaway program): 1024^3 slow / fast 1.001-1.029 / 1.000-1.002,
 // 1056^3 1.031 / 1.007, but 2048^3 1.028 / 0.994 in one run and 0.979 /
-// 0.979 in the next. A gain of 0-4% above 1000^3, which needs the small,
-// skinny and few-rows paths to keep this kernel (they size their tiles from
-// the entry's MR and NR) and a size rule: not done yet.
+// 0.979 in the next. Then as the blocked path's second kernel (branch
+// wip/f32-48x8-blocked: run where this kernel's schedule would pack both
+// operands, at this kernel's KC so that C keeps its bits, the small, skinny
+// and few-rows paths left to this kernel) against the library without it, in
+// a fast spell: 1024^3 1.004, 2048^3 0.994, 1536^3 1.005, 896^3 1.007,
+// 1000^3 0.998, 640^3 0.976-0.982, 3000 x 400 x 400 1.044, 2048 x 512 x 2048
+// 0.976; per spell (thirds by oneDNN's rate) 1024^3 1.012 / 0.990 (slow /
+// fast), 2048^3 0.997 / 0.998. No gain outside the slow spells, and those
+// gave 1-3% where they came: not merged.
 #include "kernels/intrinsics.h"
 
 #include <algorithm>
