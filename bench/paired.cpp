@@ -2,14 +2,18 @@
 //
 // One sgemm shape, ridge and every installed peer on the same matrices, in
 // rounds: each round times every library once (enough calls for ~50 ms each),
-// one after another, and takes ridge's rate over each peer's. The medians of
-// those per-round ratios are what the tool reports, after each round's rates:
-// on a shared VM whose speed drifts by 5-10% over minutes, the two rates of a
-// round saw the same host, where two separate benchmark runs did not. The
-// first round warms up and is not counted. OpenBLAS at its best, as in the
-// main run (choose_openblas_core).
+// one after another (each round starting one library further on), and takes
+// ridge's rate over each peer's. The medians of those per-round ratios are
+// what the tool reports, after each round's rates: on a shared VM whose speed
+// drifts by 5-10% over minutes, the two rates of a round saw the same host,
+// where two separate benchmark runs did not. Then the same ratios in the
+// slowest, middle and fastest third of the rounds (print_ratios_by_spell).
+// The first round warms up and is not counted. OpenBLAS at its best, as in
+// the main run (choose_openblas_core).
 #include "paired.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,6 +24,43 @@
 #include "peers.h"
 
 namespace ridge_bench {
+
+namespace {
+
+// ridge's ratio to each peer in the slowest, middle and fastest third of the
+// rounds, the host's speed in a round gauged by the other peers' rates there
+// (their geometric mean; neither ridge nor the peer compared, whose own
+// noise would bias the thirds: sorted by the peer's rate, its fast rounds
+// would hold the rounds where it happened to run fast). The host's slow
+// spells (another tenant on the core) slow the libraries unequally; the
+// medians above mix the spells in whatever proportion the run met.
+void print_ratios_by_spell(const std::vector<GemmLibrary*>& libs, const std::vector<std::vector<double>>& rates) {
+    const size_t rounds = rates[0].size();
+    if (libs.size() < 3 || rounds < 6) return;  // no third library to gauge by, or thirds of one round
+    std::printf("%-10s %22s %8s %8s   (rounds in thirds by the other peers' rates)\n", "by spell", "ridge / it: slow",
+                "middle", "fast");
+    for (size_t peer = 1; peer < libs.size(); ++peer) {
+        std::vector<std::pair<double, double>> gauged;  // (gauge, ridge / peer) per round
+        for (size_t r = 0; r < rounds; ++r) {
+            double log_sum = 0;
+            int others = 0;
+            for (size_t l = 1; l < libs.size(); ++l)
+                if (l != peer) log_sum += std::log(rates[l][r]), ++others;
+            gauged.emplace_back(std::exp(log_sum / others), rates[0][r] / rates[peer][r]);
+        }
+        std::sort(gauged.begin(), gauged.end());
+        double third_median[3];
+        for (size_t t = 0; t < 3; ++t) {
+            std::vector<double> ratio;
+            for (size_t r = t * rounds / 3; r < (t + 1) * rounds / 3; ++r) ratio.push_back(gauged[r].second);
+            third_median[t] = median(ratio);
+        }
+        std::printf("%-10s %22.3f %8.3f %8.3f\n", libs[peer]->name().c_str(), third_median[0], third_median[1],
+                    third_median[2]);
+    }
+}
+
+}  // namespace
 
 int paired_main(int argc, char** argv) {
     ShapeArgs s;
@@ -36,7 +77,11 @@ int paired_main(int argc, char** argv) {
     std::vector<std::vector<double>> ratios(libs.size());
     for (int round = 0; round < s.rounds; ++round) {
         std::vector<double> now(libs.size());
-        for (size_t l = 0; l < libs.size(); ++l) now[l] = call.rate(libs[l], s.threads, calls);
+        // Each round starts one library further on: none always runs right after the same one.
+        for (size_t i = 0; i < libs.size(); ++i) {
+            const size_t l = (size_t(round) + i) % libs.size();
+            now[l] = call.rate(libs[l], s.threads, calls);
+        }
         if (round == 0) continue;  // warm-up
         for (size_t l = 0; l < libs.size(); ++l) {
             rates[l].push_back(now[l]);
@@ -57,6 +102,7 @@ int paired_main(int argc, char** argv) {
     std::printf("%-10s %14s %22s\n", "library", "GFLOP/s median", "ridge / it, median");
     for (size_t l = 0; l < libs.size(); ++l)
         std::printf("%-10s %14.1f %22.3f\n", libs[l]->name().c_str(), median(rates[l]), median(ratios[l]));
+    print_ratios_by_spell(libs, rates);
     return 0;
 }
 
