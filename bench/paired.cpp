@@ -31,8 +31,9 @@ namespace {
 // rounds, the host's speed in a round gauged by the other peers' rates there
 // (their geometric mean; neither ridge nor the peer compared, whose own
 // noise would bias the thirds: sorted by the peer's rate, its fast rounds
-// would hold the rounds where it happened to run fast). The host's slow
-// spells (another tenant on the core) slow the libraries unequally; the
+// would hold the rounds where it happened to run fast). The Intel VM's slow
+// spells (the host taking part of the core: the kernel's k loop slows with
+// its operands in L1, an FMA loop does not) slow the libraries unequally; the
 // medians above mix the spells in whatever proportion the run met.
 void print_ratios_by_spell(const std::vector<GemmLibrary*>& libs, const std::vector<std::vector<double>>& rates) {
     const size_t rounds = rates[0].size();
