@@ -20,9 +20,8 @@
 // 1024^3 / 2048^3, and a 48 x 8 tile with folded broadcasts 0.92-0.96 of the
 // same tile broadcasting into registers (24 loads of B a step against 8).
 // Why 32 x 12 and not oneDNN's 48 x 8 (11 loads a k step against 14): in that
-// VM's slow spells (the host taking part of the core; with every operand in L1
-// this k loop ran 25% slower while an FMA loop did not slow) the 48 x 8 k loop
-// kept about 6% more of its rate. A 48 x 8 kernel with all of this file's
+// VM's slow spells (with every operand in L1 this k loop ran 25% slower while
+// an FMA loop did not slow) the 48 x 8 k loop kept about 6% more of its rate. A 48 x 8 kernel with all of this file's
 // twins (C streamed, A or B packed on the way, edges through the skinny tall
 // tile; branch wip/f32-48x8, whose entry has no small, skinny or few-rows
 // kernels, so those paths were off in it) against this one
