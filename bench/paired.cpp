@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "median.h"
@@ -32,9 +33,9 @@ namespace {
 // (their geometric mean; neither ridge nor the peer compared, whose own
 // noise would bias the thirds: sorted by the peer's rate, its fast rounds
 // would hold the rounds where it happened to run fast). The Intel VM's slow
-// spells (the host taking part of the core: the kernel's k loop slows with
-// its operands in L1, an FMA loop does not) slow the libraries unequally; the
-// medians above mix the spells in whatever proportion the run met.
+// spells (in which ridge's k loop slows with its operands in L1 and an FMA
+// loop does not) slow the libraries unequally; the medians above mix the
+// spells in whatever proportion the run met.
 void print_ratios_by_spell(const std::vector<GemmLibrary*>& libs, const std::vector<std::vector<double>>& rates) {
     const size_t rounds = rates[0].size();
     if (libs.size() < 3 || rounds < 6) return;  // no third library to gauge by, or thirds of one round
