@@ -21,10 +21,11 @@
 // same tile broadcasting into registers (24 loads of B a step against 8).
 // Why 32 x 12 and not oneDNN's 48 x 8 (11 loads a k step against 14): in that
 // VM's slow spells (with every operand in L1 this k loop ran 25% slower while
-// an FMA loop did not slow) the 48 x 8 k loop kept about 6% more of its rate. A 48 x 8 kernel with all of this file's
-// twins (C streamed, A or B packed on the way, edges through the skinny tall
-// tile; branch wip/f32-48x8, whose entry has no small, skinny or few-rows
-// kernels, so those paths were off in it) against this one
+// an FMA loop did not slow) the 48 x 8 k loop kept about 6% more of its rate.
+// A 48 x 8 kernel with all of this file's twins (C streamed, A or B packed on
+// the way, edges through the skinny tall tile; branch wip/f32-48x8, whose
+// entry has no small, skinny or few-rows kernels, so those paths were off in
+// it) against this one
 // (`RIDGE_NUM_THREADS=1 ridge-ab THIS 48x8 N N N 15-21`): 1024^3 1.028,
 // 2000^3 1.025, 2048^3 1.004 and 1.034 (reversed), 1536^3 0.977 and 1.004,
 // 1000^3 1.004, 2048 x 512 x 2048 1.045, 512 x 2048 x 2048 1.043, TN / NT /
