@@ -24,6 +24,7 @@
 
 #include "dispatch/cpu_features.h"
 #include "dispatch/dispatch.h"
+#include "dispatch/paths.h"
 #include "dispatch/registry.h"
 #include "gemm/blocked_schedule.h"
 #include "gemm/gemm.h"
@@ -2090,6 +2091,41 @@ TEST(Kernels, FirstMicroPanelPacksAWithinTheCacheForFewColumns) {
         EXPECT_EQ(c.twin, ridge::make_schedule(g, plan, 1).a_packed_by_first_micro_panel)
             << c.m << " x " << c.n << " x " << k << " (L2 holds " << l2_rows << " rows, the cache " << cache_rows
             << ")";
+    }
+}
+
+// The blocked path prefetches the next tile of C (Schedule::prefetch_c_below_kc)
+// where C is larger than a quarter of the cache the streaming rule sees
+// (paths.cpp: c_outgrows_cache) and written with ordinary stores, and only for
+// k steps shallower than the kernel's measured depth for it
+// (GemmKernel::c_prefetched_ahead_below_kc).
+TEST(Kernels, NextTileOfCPrefetchedWhereCOutgrowsTheCache) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmChoice& choice = cfg.gemm(ridge::Dtype::f32);
+    const int64_t kernel_depth = choice.kernel->c_prefetched_ahead_below_kc;
+    if (kernel_depth == 0) GTEST_SKIP() << choice.kernel->name << " has no depth for the driver's prefetch of C";
+    alignas(64) static float c_line[16];  // only its address is looked at (alignment), never written
+    const int64_t cache_columns = int64_t(cfg.stream_c_min_bytes / (4.0 * 1024));  // of 1024 rows
+    struct Case {
+        int64_t n, k;
+        float beta;
+        bool prefetch;
+    };
+    const int64_t quarter = cache_columns / 4;
+    for (const Case& c : {Case{quarter + 16, 16, 1.0f, true}, Case{quarter + 16, 16, 0.0f, true},
+                          Case{quarter - 16, 16, 1.0f, false}, Case{quarter + 16, 1000, 1.0f, true},
+                          Case{cache_columns + 16, 16, 1.0f, true},
+                          Case{cache_columns + 16, 16, 0.0f, false}}) {  // streamed out: nothing reads C
+        ridge::GemmArgs g;
+        g.m = 1024, g.n = c.n, g.k = c.k, g.lda = g.m, g.ldb = c.k, g.ldc = g.m;
+        g.alpha = 1.0f, g.beta = c.beta, g.c = c_line;
+        ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
+        plan.stream_c = ridge::use_streaming_c(cfg, plan, g);
+        const int64_t below_kc = ridge::make_schedule(g, plan, 1).prefetch_c_below_kc;
+        const std::string shape = std::to_string(g.m) + " x " + std::to_string(c.n) + " x " + std::to_string(c.k) +
+                                  " beta " + std::to_string(c.beta);
+        EXPECT_EQ(c.prefetch, below_kc > 0) << shape;
+        if (c.prefetch) EXPECT_EQ(below_kc, kernel_depth) << shape << ": the steps it applies to are the short ones";
     }
 }
 

@@ -65,6 +65,7 @@ GemmPlan blocked_plan_for_call(const RuntimeConfig& cfg, const GemmChoice& choic
     plan.b_from_memory = b_comes_from_memory(cfg, g);
     plan.b_beyond_cache_share = b_beyond_cache_share(cfg, g, plan.threads);
     plan.a_from_memory = a_comes_from_memory(cfg, g);
+    plan.c_outgrows_cache = c_outgrows_cache(cfg, g);
     plan.a_rows_within_cache = a_rows_within_cache(cfg, g);
     plan.b_within_l2 = b_within_l2(g);
     plan.blocking = blocked_path_blocking(cfg, choice, g, plan.b_from_memory);

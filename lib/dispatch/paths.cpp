@@ -676,6 +676,24 @@ bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     return exceeds_last_level_cache(cfg, double(dtype_bytes(g.input)) * double(g.k) * double(g.n));
 }
 
+// Whether C is larger than a quarter of the last-level cache
+// (GemmPlan::c_outgrows_cache), the cache as the streaming rule sees it
+// (RuntimeConfig::stream_c_min_bytes: the library's L3, or where hwloc's was
+// rejected the one ridge-tune measured). A quarter, not the whole, from where
+// the blocked path's prefetch of the next tile of C (Schedule::
+// prefetch_c_below_kc) was measured to start paying on the Intel VM, whose
+// measured L3 is 128 MiB (a one-thread k = 16 sweep, the prefetch against none,
+// medians of 11-21 paired ratios; the prefetch issued from the kernel then,
+// which measured the same as from the driver): 1.009 at 24 MiB of C (2048 x 3072),
+// 1.007-1.012 at 32 MiB, 1.11-1.14 at 36-48 MiB, 1.19-1.31 at 64 MiB, 1.31 at
+// 96 MiB; below it lost 0.94-0.97 at 16 MiB (1024 x 4096 x 32, 2048 x 2048 x
+// 16), where C's lines come from the L3 soon enough without it. With the
+// library's 4 MiB fallback L3 there the prefetch ran at 16 MiB: 0.95-0.96.
+bool c_outgrows_cache(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const double c_bytes = sizeof(float) * double(g.m) * double(g.n);
+    return 4.0 * c_bytes > cfg.stream_c_min_bytes;
+}
+
 // The blocking the blocked path runs a call with: the kernel's, adjusted for short k, few rows, k a
 // little beyond KC and a short last KC step.
 BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,

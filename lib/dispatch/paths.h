@@ -113,6 +113,8 @@ bool b_within_l2(const GemmArgs& g);
 bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g);
 // Whether op(B) is larger than the last-level cache (GemmPlan::b_from_memory).
 bool b_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g);
+// Whether C is larger than a quarter of the last-level cache (GemmPlan::c_outgrows_cache).
+bool c_outgrows_cache(const RuntimeConfig& cfg, const GemmArgs& g);
 // The blocking the blocked path runs a call with: the kernel's, adjusted to the call's k and rows.
 BlockingParams blocked_path_blocking(const RuntimeConfig& cfg, const GemmChoice& choice, const GemmArgs& g,
                                      bool b_from_memory);

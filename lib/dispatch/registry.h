@@ -58,6 +58,13 @@ struct GemmKernel {
     int64_t skinny_max_columns;
     GemmPackingAUkr ukr_packing_a;  // ukr packing op(A) from its source as it goes (fp32 A); may be null
     GemmPackingBUkr ukr_packing_b;  // ukr packing op(B) from its source as it goes (fp32 B, NN); may be null
+    // Where C outgrows the cache, the blocked driver prefetches the next tile
+    // of C ahead of kernel calls of fewer k steps than this (Schedule::
+    // prefetch_c_below_kc), measured per kernel (registry.cpp). 0: never, for a
+    // kernel that prefetches its own tile early at every depth (the AVX2
+    // kernel: the driver's prefetch on top of it ran 0.91x at 4096 x 4096 x
+    // 16) or that was not measured with it.
+    int64_t c_prefetched_ahead_below_kc;
 };
 
 std::span<const GemmKernel> gemm_kernels();

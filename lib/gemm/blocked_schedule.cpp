@@ -340,6 +340,25 @@ bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const
 // (often a fallback size).
 int64_t nc_block(int64_t n, const BlockingParams& bp) { return round_up(equal_block(n, bp.NC), bp.NR); }
 
+// Steps of fewer k steps than this have the macro-kernel prefetch, before each
+// tile of C, the next tile down the micro-panel (prefetch_next_tile_of_c in
+// gemm_blocked.cpp), where C outgrows the cache (GemmPlan::c_outgrows_cache)
+// and is written with ordinary stores: the kernel's measured depth
+// (GemmKernel::c_prefetched_ahead_below_kc). The fp32 AVX-512 kernel
+// prefetches its own tile only from 128 k steps on (f32_gemm_avx512.cpp:
+// kMinKcPrefetchingC), and below that its stores waited for their lines: at
+// 4096 x 4096 x 16 (one thread) it spent most of its time on its 24 stores
+// (perf), and oneDNN's kernel, which prefetches C over its last k steps even
+// at k = 16, ran 1.10-1.15x ridge's. One tile ahead is a few hundred cycles
+// at such depths, time for a line to come from memory. Measured against no
+// prefetch (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 11-21 [NN TYPE]`, the
+// profile's 128 MiB L3): 4096 x 4096 x 16 1.15, 4096 x 3072 x 16 1.10, 3072 x
+// 3072 x 16 1.01, beta = 1 4096 x 4096 x 16 1.08, 2 threads 1.11, fp16 inputs
+// 1.15 (the depths: registry.cpp; the sizes of C: paths.cpp, c_outgrows_cache).
+int64_t next_tile_of_c_prefetched_below_kc(const GemmPlan& plan) {
+    return plan.c_outgrows_cache && !plan.stream_c ? plan.kernel->c_prefetched_ahead_below_kc : 0;
+}
+
 }  // namespace
 
 Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
@@ -370,6 +389,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.a_packed_by_first_micro_panel = packs_a_in_first_micro_panel(g, plan, s);
     s.tiles_read_b_from_l2 = all_tiles_read_b_from_l2(g, plan, s);
     s.first_tile_packs_b = packs_b_in_first_tile(g, plan, s);
+    s.prefetch_c_below_kc = next_tile_of_c_prefetched_below_kc(plan);
     return s;
 }
 

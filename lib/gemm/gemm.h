@@ -53,6 +53,11 @@ struct GemmPlan {
     // cache (the whole cache for one thread; set by the dispatcher), where B is
     // read in place rather than packed (see first_tile_reads_b_source).
     bool b_beyond_cache_share = false;
+    // C is larger than a quarter of the last-level cache (set by the
+    // dispatcher: c_outgrows_cache in paths.cpp): ahead of kernel calls of few
+    // k steps (GemmKernel::c_prefetched_ahead_below_kc), the blocked path's
+    // macro-kernel prefetches the next tile of C (Schedule::prefetch_c_below_kc).
+    bool c_outgrows_cache = false;
     // op(A) is larger than the last-level cache (set by the dispatcher): the
     // skinny sweep streams it from memory, which decides its chunk of k steps
     // (skinny_chunk_columns).

@@ -115,6 +115,7 @@ struct MacroStep {
     float* c = nullptr;
     int64_t ldc = 0;
     bool stream_c = false;  // see GemmPlan::stream_c
+    bool prefetch_next_tile_of_c = false;  // kc below Schedule::prefetch_c_below_kc
     const float* a_source = nullptr;  // the block of A in place (Schedule::a_in_place), or null: packed_a
     int64_t lda = 0;                  // of a_source
     // ir outside jr (Schedule::ir_outside_jr): the block of A's source, packed
@@ -149,12 +150,24 @@ int64_t step_units(const MacroStep& st) {
 // 1.001-1.017 over eleven runs (median 1.010), bf16 inputs 1.011, 2064^3
 // 1.006, 3000^3 0.998, NT 1024^3 1.001, 4096 x 256 x 4096 0.996, 2 threads
 // 2048^3 0.998-1.002; into L1 over the last four calls instead 1.004 at 2048^3.
-void prefetch_share_of_next_micro_panel(const char* next, int64_t bytes, int64_t call, int64_t calls) {
-    constexpr int64_t kLine = 64;
-    const int64_t lines = bytes / kLine, per_call = (lines + calls - 1) / calls;
-    const int64_t first = call * per_call, last = std::min(lines, first + per_call);
-    for (int64_t line = first; line < last; ++line) __builtin_prefetch(next + line * kLine, 0, 2);  // 2: prefetcht1
-}
+// The shares are worked out once per micro-panel, not per call: perf put 4% of
+// a 2048 x 2048 x 16 product's samples (one thread, calls of a few hundred
+// cycles) after the two integer divisions a call made; worked out once it
+// measured 1.001 there and 1.032 at 2048 x 2048 x 64.
+struct NextMicroPanelPrefetch {
+    static constexpr int64_t kLine = 64;
+    const char* next = nullptr;  // null: no next micro-panel to prefetch
+    int64_t lines = 0, per_call = 0;
+
+    NextMicroPanelPrefetch(const char* next_panel, int64_t bytes, int64_t calls)
+        : next(next_panel), lines(bytes / kLine), per_call(ceil_div(bytes / kLine, std::max<int64_t>(calls, 1))) {}
+
+    void share(int64_t call) const {
+        if (next == nullptr) return;
+        const int64_t first = call * per_call, last = std::min(lines, first + per_call);
+        for (int64_t line = first; line < last; ++line) __builtin_prefetch(next + line * kLine, 0, 2);  // prefetcht1
+    }
+};
 
 // Before the first kernel call on a micro-panel: one prefetch into L2 per
 // column of its first tile of C (at c, nr columns ldc apart), all issued
@@ -179,6 +192,22 @@ void prefetch_share_of_next_micro_panel(const char* next, int64_t bytes, int64_t
 // during this one (0.98-1.002: each walk stalled the call it landed in).
 void touch_c_columns(const float* c, int64_t ldc, int64_t nr) {
     for (int64_t j = 0; j < nr; ++j) __builtin_prefetch(c + j * ldc, 0, 1);  // 1: prefetcht2
+}
+
+// Before the tile at cij (nr columns ldc apart) of a step with
+// prefetch_next_tile_of_c: the lines of the tile below it, rows MR to 2 MR - 1
+// from cij, into L1, all issued together: its kernel call is a few hundred
+// cycles away, time for a line to come from memory, and its stores then find
+// their lines in L1. A plain prefetch (prefetcht0): with write intent
+// (prefetchw, this file built with -mprfchw) it measured the same (4096 x 4096
+// x 16 0.999, 3072 x 3072 x 16 0.999, 4096 x 4096 x 64 0.986), and issued from
+// the kernel instead 1.000-1.008. A last tile prefetches rows past the block
+// (the next block's, or the next column's), which costs a fetch and nothing
+// else: a prefetch never faults.
+void prefetch_next_tile_of_c(const float* cij, int64_t ldc, int64_t MR, int64_t nr) {
+    constexpr int64_t kLineFloats = 16;
+    for (int64_t j = 0; j < nr; ++j)
+        for (int64_t i = MR; i < 2 * MR; i += kLineFloats) __builtin_prefetch(cij + i + j * ldc, 0, 3);
 }
 
 // The tiles in rows 0..rows-1 of the block of micro-panel jp with B read from
@@ -274,18 +303,20 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
         b = b_buffer;
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
-    const int64_t calls = ceil_div(st.mc, MR);
-    for (int64_t i0 = first_row; i0 < st.mc; i0 += MR) {  // ir: A micro-panels stream from L2
+    const NextMicroPanelPrefetch prefetch_next(b_next, b_bytes, ceil_div(st.mc, MR));
+    int64_t call = first_row / MR;  // the tile's index in the micro-panel
+    for (int64_t i0 = first_row; i0 < st.mc; i0 += MR, ++call) {  // ir: A micro-panels stream from L2
         const int64_t mr = std::min(MR, st.mc - i0);
-        if (b_next != nullptr) prefetch_share_of_next_micro_panel(b_next, b_bytes, i0 / MR, calls);
+        prefetch_next.share(call);
         float* cij = st.c + i0 + jp * NR * st.ldc;
+        if (st.prefetch_next_tile_of_c) prefetch_next_tile_of_c(cij, st.ldc, MR, nr);
         if (packs_a)
             run_tile_packing_a(st, i0, b, cij, mr, nr);
         else if (st.a_source != nullptr)  // A in place (Schedule::a_in_place), B packed: k-major, NR floats a step
             ker.small_f32(mr, nr, st.kc, st.alpha, st.a_source + i0, st.lda, reinterpret_cast<const float*>(b), NR,
                           1, st.beta, cij, st.ldc);
         else
-            run_packed_tile(st, st.packed_a + (i0 / MR) * a_stride, b, cij, mr, nr);
+            run_packed_tile(st, st.packed_a + call * a_stride, b, cij, mr, nr);
     }
 }
 
@@ -476,6 +507,7 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
     step.all_tiles_read_b = s.all_tiles_read_b;
     step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;
     step.stream_c = stream_c;
+    step.prefetch_next_tile_of_c = blk.kc < s.prefetch_c_below_kc;
     return step;
 }
 
