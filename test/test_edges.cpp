@@ -472,6 +472,7 @@ ridge::GemmKernel f32_kernel_spied_on_by(ridge::GemmUkr spy_ukr) {
     g_order_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     ridge::GemmKernel spy = *g_order_real_kernel;
     spy.ukr = spy_ukr;
+    spy.ukr_tiles = nullptr;  // one call per tile, so that the spy sees every tile
     return spy;
 }
 

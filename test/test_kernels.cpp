@@ -366,6 +366,45 @@ TEST_P(KernelTest, PackingBTwinStoresThePackersPanelAndWritesTheKernelsBits) {
         }
 }
 
+// The kernel running a micro-panel's tiles in one call (GemmKernel::ukr_tiles):
+// each tile of C is what one call of the kernel on its A panel writes, bit
+// for bit, beta = 0 over NaN among the scalars, with and without its prefetch
+// of the next tile; the rows around the tiles (ldc past them) are untouched.
+TEST_P(KernelTest, TilesInOneCallWriteTheKernelsBits) {
+    if (kernel_->ukr_tiles == nullptr) GTEST_SKIP() << kernel_->name << " has no tiles-in-one-call entry";
+    const uint32_t seed = test_seed() + 27;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t MR = kernel_->MR, NR = kernel_->NR;
+    for (int64_t tiles : {1, 3})
+        for (int64_t kc : {1, 3, 16, 17, 100, 127, 128, 129})
+            for (const auto& s : kScalars)
+                for (bool prefetch : {false, true}) {
+                    const float alpha = s[0], beta = s[1];
+                    SCOPED_TRACE(std::string(kernel_->name) + " tiles=" + std::to_string(tiles) + " kc=" +
+                                 std::to_string(kc) + " alpha=" + std::to_string(alpha) + " beta=" +
+                                 std::to_string(beta) + (prefetch ? " prefetching" : ""));
+                    const int64_t panel = ridge::panel_bytes(MR, kc, kernel_->packed_bytes);
+                    const AlignedFloats a(size_t(tiles * panel) / sizeof(float));
+                    for (size_t i = 0; i < size_t(tiles * panel) / sizeof(float); ++i) a.p[i] = dist(rng);
+                    const RandomPanels b(kc, MR, NR, rng);  // its B panel
+                    const int64_t ldc = tiles * MR + 5;     // rows past the tiles, never written
+                    std::vector<float> c0 = random_matrix(ldc * NR, rng);
+                    if (beta == 0.0f)
+                        for (int64_t j = 0; j < NR; ++j)
+                            for (int64_t i = 0; i < tiles * MR; ++i) c0[size_t(i + j * ldc)] = quiet_nan();
+                    std::vector<float> c_calls = c0, c_one = c0;
+                    const char* panels = reinterpret_cast<const char*>(a.p);
+                    for (int64_t t = 0; t < tiles; ++t)
+                        kernel_->ukr(kc, alpha, panels + t * panel, b.b.p, beta, c_calls.data() + t * MR, ldc);
+                    kernel_->ukr_tiles(tiles, kc, alpha, panels, panel, b.b.p, beta, c_one.data(), ldc, prefetch);
+                    ASSERT_NE(1, ridge::upper_vector_state_in_use()) << "returned with the upper vector state in use";
+                    ASSERT_EQ(0, std::memcmp(c_calls.data(), c_one.data(), sizeof(float) * c0.size()))
+                        << "not the kernel's tiles";
+                }
+}
+
 // A column-major fp32 call through the dispatcher with reporting on; *r its report.
 ::testing::AssertionResult dispatch_with_report(const Call& call, Operands& ops, ridge_report* r) {
     ridge::GemmArgs g;
@@ -2500,6 +2539,7 @@ void spy_edge(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, co
 void run_through_spy(const ridge::GemmKernel* real, int64_t KC, std::mt19937& rng) {
     ridge::GemmKernel spy = *real;
     spy.ukr = &spy_ukr;
+    spy.ukr_tiles = nullptr;  // one call per tile, so that the spy sees every tile
     if (real->ukr_edge != nullptr) spy.ukr_edge = &spy_edge;
     g_spy = SpyLog{};
     g_spy.real = real;

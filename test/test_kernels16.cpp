@@ -649,6 +649,7 @@ TEST(Driver16, KcBlocksAreWholeKGroups) {
         for (int64_t KC : {1, 3, 7, 33, 45}) {
             ridge::GemmKernel spy = *ker;  // hooks (AMX tile configuration) included
             spy.ukr = &spy_ukr;
+            spy.ukr_tiles = nullptr;  // one call per tile, so that the spy sees every tile
             if (ker->ukr_edge != nullptr) spy.ukr_edge = &spy_edge;
             ridge::GemmPlan plan = tiny_plan(*ker, KC);
             plan.kernel = &spy;

@@ -428,6 +428,7 @@ TEST(Threads, TwoThreadPlanRunsKernelsOnBothThreads) {
     g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     ridge::GemmKernel spy = *g_real_kernel;
     spy.ukr = &thread_spy_ukr;
+    spy.ukr_tiles = nullptr;  // one call per tile, so that the spy sees every tile
     if (spy.small_f32 != nullptr) spy.small_f32 = &thread_spy_small;
     if (spy.ukr_packing_b != nullptr) spy.ukr_packing_b = &thread_spy_packing_b;
     const int64_t MR = spy.MR, NR = spy.NR;
@@ -606,6 +607,7 @@ ridge::GemmKernel slow_thread_spy() {
     g_real_kernel = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     ridge::GemmKernel spy = *g_real_kernel;
     spy.ukr = &slow_thread_ukr;
+    spy.ukr_tiles = nullptr;  // one call per tile, so that the spy sees every tile
     if (spy.ukr_edge != nullptr) spy.ukr_edge = &slow_thread_edge;
     return spy;
 }

@@ -65,6 +65,7 @@ struct GemmKernel {
     // kernel: the driver's prefetch on top of it ran 0.91x at 4096 x 4096 x
     // 16) or that was not measured with it.
     int64_t c_prefetched_ahead_below_kc;
+    GemmTilesUkr ukr_tiles;  // full tiles down a micro-panel in one call, for short k steps; may be null
 };
 
 std::span<const GemmKernel> gemm_kernels();

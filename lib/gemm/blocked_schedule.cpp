@@ -359,6 +359,25 @@ int64_t next_tile_of_c_prefetched_below_kc(const GemmPlan& plan) {
     return plan.c_outgrows_cache && !plan.stream_c ? plan.kernel->c_prefetched_ahead_below_kc : 0;
 }
 
+// Steps of fewer k steps than this run each micro-panel's full tiles in one
+// kernel call (GemmKernel::ukr_tiles) where the kernel has that entry, as
+// oneDNN's kernel loops over the rows of C within one call: at such depths a
+// call is a few hundred cycles, and its own cost (the call, the dispatch on
+// the tile's kind, the share of the next micro-panel's prefetch, which a
+// micro-panel of B under 6 KiB hardly needs) a share of them. From 128 k steps
+// on, the kernel prefetches its tile of C itself (kMinKcPrefetchingC) and the
+// calls stay one per tile. Measured against one call per tile (`RIDGE_NUM_THREADS=T
+// [BETA=1] ridge-ab OLD NEW M N K 11-15 [NN TYPE]`, the Intel VM, 1 thread
+// unless said): 2048 x 2048 x 16 1.049, 4096 x 4096 x 16 1.073 (with the
+// prefetch of C ahead), x 32 1.028, x 64 1.024, x 100 1.015, beta = 1 2048 x
+// 2048 x 16 1.015, fp16 inputs 1.041, 2 threads 4096 x 4096 x 16 1.073, 2000 x
+// 2000 x 40 (a partial last tile a micro-panel) 1.006; 1024^3 1.002 (not
+// taken).
+constexpr int64_t kTilesInOneCallBelowKc = 128;
+int64_t runs_tiles_in_one_call_below_kc(const GemmPlan& plan) {
+    return plan.kernel->ukr_tiles != nullptr && !plan.stream_c ? kTilesInOneCallBelowKc : 0;
+}
+
 }  // namespace
 
 Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
@@ -390,6 +409,7 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.tiles_read_b_from_l2 = all_tiles_read_b_from_l2(g, plan, s);
     s.first_tile_packs_b = packs_b_in_first_tile(g, plan, s);
     s.prefetch_c_below_kc = next_tile_of_c_prefetched_below_kc(plan);
+    s.tiles_in_one_call_below_kc = runs_tiles_in_one_call_below_kc(plan);
     return s;
 }
 

@@ -28,6 +28,7 @@ struct Schedule {
     bool ir_outside_jr = false;       // see runs_ir_outside_jr
     bool a_packed_by_first_micro_panel = false;  // see packs_a_in_first_micro_panel
     int64_t prefetch_c_below_kc = 0;  // see next_tile_of_c_prefetched_below_kc (0: never)
+    int64_t tiles_in_one_call_below_kc = 0;  // see runs_tiles_in_one_call_below_kc (0: never)
 };
 
 // The schedule of g for a team of `threads` (1: one thread, alone or a team's slice).

@@ -116,6 +116,7 @@ struct MacroStep {
     int64_t ldc = 0;
     bool stream_c = false;  // see GemmPlan::stream_c
     bool prefetch_next_tile_of_c = false;  // kc below Schedule::prefetch_c_below_kc
+    bool tiles_in_one_call = false;        // kc below Schedule::tiles_in_one_call_below_kc
     const float* a_source = nullptr;  // the block of A in place (Schedule::a_in_place), or null: packed_a
     int64_t lda = 0;                  // of a_source
     // ir outside jr (Schedule::ir_outside_jr): the block of A's source, packed
@@ -303,6 +304,12 @@ void run_micro_panel(const MacroStep& st, int64_t jp, char* b_buffer) {
         b = b_buffer;
     }
     const int64_t a_stride = panel_bytes(MR, st.kc, ker.packed_bytes);
+    if (st.tiles_in_one_call && nr == NR && !packs_a && st.a_source == nullptr && !st.stream_c) {
+        const int64_t tiles = (st.mc - first_row) / MR;  // the full ones; a partial last tile runs below
+        ker.ukr_tiles(tiles, st.kc, st.alpha, st.packed_a + (first_row / MR) * a_stride, a_stride, b, st.beta,
+                      st.c + first_row + jp * NR * st.ldc, st.ldc, st.prefetch_next_tile_of_c);
+        first_row += tiles * MR;
+    }
     const NextMicroPanelPrefetch prefetch_next(b_next, b_bytes, ceil_div(st.mc, MR));
     int64_t call = first_row / MR;  // the tile's index in the micro-panel
     for (int64_t i0 = first_row; i0 < st.mc; i0 += MR, ++call) {  // ir: A micro-panels stream from L2
@@ -508,6 +515,7 @@ MacroStep macro_step(const GemmArgs& g, const GemmKernel& ker, const Schedule& s
     step.c = g.c + blk.ic + blk.jc * g.ldc, step.ldc = g.ldc;
     step.stream_c = stream_c;
     step.prefetch_next_tile_of_c = blk.kc < s.prefetch_c_below_kc;
+    step.tiles_in_one_call = blk.kc < s.tiles_in_one_call_below_kc;
     return step;
 }
 

@@ -115,9 +115,23 @@ using GemmPackingAUkr = void (*)(int64_t kc, float alpha, const float* a, int64_
 using GemmPackingBUkr = void (*)(int64_t kc, float alpha, const void* a_panel, const float* b, int64_t ldb,
                                  void* b_panel, float beta, float* c, int64_t ldc);
 
+// `tiles` full tiles down one micro-panel of B in one call, as `tiles` calls of
+// the kernel (GemmUkr) would compute them: the A panels a_panel_bytes apart
+// from a_panels, the tiles of C MR rows apart from c.
+// prefetch_next_c: before each tile, the lines of the tile below it are
+// prefetched (the blocked driver's prefetch_next_tile_of_c, gemm_blocked.cpp).
+// For short k steps, where a call's own cost is a share of its work
+// (blocked_schedule.cpp: runs_tiles_in_one_call_below_kc).
+using GemmTilesUkr = void (*)(int64_t tiles, int64_t kc, float alpha, const void* a_panels, int64_t a_panel_bytes,
+                              const void* b_panel, float beta, float* c, int64_t ldc, bool prefetch_next_c);
+
 // Microkernels: lib/kernels/<isa>/<dtype>_gemm_<isa>.cpp
 void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                                 float beta, float* c, int64_t ldc);
+// Tiles down a micro-panel in one call (GemmTilesUkr).
+void ukr_f32_gemm_32x12_tiles__avx512(int64_t tiles, int64_t kc, float alpha, const void* a_panels,
+                                      int64_t a_panel_bytes, const void* b_panel, float beta, float* c, int64_t ldc,
+                                      bool prefetch_next_c);
 // The same tile written as C = alpha * A * B with non-temporal stores (beta is
 // ignored; every column of the tile must start 64-byte aligned).
 void ukr_f32_gemm_32x12_stream_c__avx512(int64_t kc, float alpha, const void* a_panel,

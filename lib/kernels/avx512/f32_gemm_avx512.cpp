@@ -294,6 +294,29 @@ void ukr_f32_gemm_32x12__avx512(int64_t kc, float alpha, const void* a_packed, c
     store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
 }
 
+// The lines of the 32 x 12 tile at c (gemm_blocked.cpp: prefetch_next_tile_of_c).
+inline void prefetch_tile_of_c(const float* c, int64_t ldc) {
+#pragma GCC unroll 12
+    for (int j = 0; j < kNR; ++j) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + j * ldc + 16), _MM_HINT_T0);
+    }
+}
+
+void ukr_f32_gemm_32x12_tiles__avx512(int64_t tiles, int64_t kc, float alpha, const void* a_panels,
+                                      int64_t a_panel_bytes, const void* b_panel, float beta, float* c, int64_t ldc,
+                                      bool prefetch_next_c) {
+    const auto* panel = static_cast<const char*>(a_panels);
+    const auto* b = static_cast<const float*>(b_panel);
+    for (int64_t t = 0; t < tiles; ++t, panel += a_panel_bytes, c += kMR) {
+        if (prefetch_next_c) prefetch_tile_of_c(c + kMR, ldc);
+        __m512 lo[kNR];
+        __m512 hi[kNR];
+        accumulate_32x12<true>(kc, reinterpret_cast<const float*>(panel), b, c, ldc, lo, hi);
+        store_tile_32xNR<kNR>(lo, hi, alpha, beta, c, ldc);
+    }
+}
+
 // C = alpha * A * B written with non-temporal stores: for a C larger than the
 // last-level cache that is written once (beta = 0, one pass over k), a normal
 // store first reads each line of C from memory (read for ownership), doubling
