@@ -45,19 +45,21 @@ constexpr int64_t kAvx2SmallThinMaxRows = 128;
 // 4000 x 128 x 4000 0.93; NT 64 / 96 x 4096 x 4096 1.19 / 1.06, 128 0.98.
 constexpr int64_t kAvx2SkinnyMaxColumns = 32;
 
-// Kernel calls of fewer k steps than these get the next tile of C prefetched
-// by the blocked driver where C outgrows the cache (GemmKernel::
+// Kernel calls of fewer k steps than these get the next tile of C prefetched by
+// the blocked driver where C outgrows the cache (GemmKernel::
 // c_prefetched_ahead_below_kc; blocked_schedule.cpp:
 // next_tile_of_c_prefetched_below_kc). Measured on the Intel VM against no
 // prefetch, C 64 MiB (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW 4096 4096 K 11-21
 // [NN TYPE]`, some in both orders). The fp32 AVX-512 kernel (fp16 and bf16
-// inputs too, converted while packing): k = 16 1.15-1.19, 24 1.05, fp16 inputs
-// 16 1.15; past that it went either way with the host's spells, 32 0.96 and
-// 0.96 reversed in one, 1.03-1.14 in another (oneDNN's rotation, ab3-style), 48
-// 0.96, 64 0.94-0.97 (1.05 in a faster spell), 100 0.95 (1.02). The longer
-// the kernel's k loop, the more of a tile's fetches its own stores overlap
-// anyway. AMX bf16 (32 x 32 tiles of C, no prefetch of its own at any depth):
-// 32 1.32, 64 1.21, 96 1.12, 128 1.10, 160 1.06, 256 0.98, 1024 1.00.
+// inputs too, converted while packing): k = 16 1.15-1.19 (0.91-0.96 in the
+// host's fastest spells, where C stayed in its cache), 24 1.05, fp16 inputs 16
+// 1.15; past that it went either way with the host's spells, 32 0.96 and 0.96
+// reversed in one, 1.03-1.14 in another (a loop rotating the two builds and
+// oneDNN on one C), 48 0.96, 64 0.94-0.97 (1.05 in a faster spell), 100 0.95
+// (1.02). Presumably the longer the kernel's k loop, the more of a tile's
+// fetches its own stores overlap. AMX bf16 (32 x 32 tiles of C, no prefetch of
+// its own at any depth): 32 1.32, 64 1.21, 96 1.12, 128 1.10, 160 1.06, 256
+// 0.98, 1024 1.00.
 constexpr int64_t kAvx512PrefetchCAheadBelowKc = 32;
 constexpr int64_t kAmxPrefetchCAheadBelowKc = 256;
 
