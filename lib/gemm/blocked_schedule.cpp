@@ -372,7 +372,10 @@ int64_t next_tile_of_c_prefetched_below_kc(const GemmPlan& plan) {
 // prefetch of C ahead), x 32 1.028, x 64 1.024, x 100 1.015, beta = 1 2048 x
 // 2048 x 16 1.015, fp16 inputs 1.041, 2 threads 4096 x 4096 x 16 1.073, 2000 x
 // 2000 x 40 (a partial last tile a micro-panel) 1.006; 1024^3 1.002 (not
-// taken).
+// taken). The AVX2 kernel (`RIDGE_ISA=avx2`, 16 x 6 tiles, a slow spell):
+// 2048 x 2048 x 16 1.037 and 1.021 (reversed), 4096 x 4096 x 16 1.115 and
+// 1.054, x 64 1.032, x 100 1.039, 2 threads 4096 x 4096 x 16 1.071; 1024^3
+// 1.002.
 constexpr int64_t kTilesInOneCallBelowKc = 128;
 int64_t runs_tiles_in_one_call_below_kc(const GemmPlan& plan) {
     return plan.kernel->ukr_tiles != nullptr && !plan.stream_c ? kTilesInOneCallBelowKc : 0;

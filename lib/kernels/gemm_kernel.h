@@ -152,6 +152,10 @@ void amx_thread_begin();  // loads the AMX kernels' tile configuration
 void amx_thread_end();    // releases the tiles
 void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                              float beta, float* c, int64_t ldc);
+// Tiles down a micro-panel in one call (GemmTilesUkr).
+void ukr_f32_gemm_16x6_tiles__avx2(int64_t tiles, int64_t kc, float alpha, const void* a_panels,
+                                   int64_t a_panel_bytes, const void* b_panel, float beta, float* c, int64_t ldc,
+                                   bool prefetch_next_c);
 void ukr_f32_gemm_8x4__ref(int64_t kc, float alpha, const void* a_panel, const void* b_panel,
                            float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_small_32x12__avx512(int64_t mr, int64_t nr, int64_t k, float alpha,

@@ -15,12 +15,10 @@ namespace {
 constexpr int kMR = 16;
 constexpr int kNR = 6;
 constexpr int kPrefetchStepsA = 8;  // k steps ahead of the A micro-panel streaming from L2
-}  // namespace
 
-void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
-                             float beta, float* c, int64_t ldc) {
-    const float* a_panel = static_cast<const float*>(a_packed);  // fp32 panels (see the packers)
-    const float* b_panel = static_cast<const float*>(b_packed);
+// The tile: both entry points below.
+[[gnu::always_inline]] inline void tile_16x6(int64_t kc, float alpha, const float* a_panel, const float* b_panel,
+                                             float beta, float* c, int64_t ldc) {
     __m256 lo[kNR];  // rows 0-7 of each column of the tile
     __m256 hi[kNR];  // rows 8-15
 #pragma GCC unroll 6
@@ -62,6 +60,26 @@ void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_packed, cons
             _mm256_storeu_ps(cj, _mm256_fmadd_ps(valpha, lo[j], _mm256_mul_ps(vbeta, _mm256_loadu_ps(cj))));
             _mm256_storeu_ps(cj + 8, _mm256_fmadd_ps(valpha, hi[j], _mm256_mul_ps(vbeta, _mm256_loadu_ps(cj + 8))));
         }
+    }
+}
+
+}  // namespace
+
+void ukr_f32_gemm_16x6__avx2(int64_t kc, float alpha, const void* a_packed, const void* b_packed,
+                             float beta, float* c, int64_t ldc) {
+    // fp32 panels (see the packers)
+    tile_16x6(kc, alpha, static_cast<const float*>(a_packed), static_cast<const float*>(b_packed), beta, c, ldc);
+}
+
+void ukr_f32_gemm_16x6_tiles__avx2(int64_t tiles, int64_t kc, float alpha, const void* a_panels,
+                                   int64_t a_panel_bytes, const void* b_panel, float beta, float* c, int64_t ldc,
+                                   bool prefetch_next_c) {
+    const auto* panel = static_cast<const char*>(a_panels);
+    const auto* b = static_cast<const float*>(b_panel);
+    for (int64_t t = 0; t < tiles; ++t, panel += a_panel_bytes, c += kMR) {
+        if (prefetch_next_c)  // each column of the tile below is one line (16 floats)
+            for (int j = 0; j < kNR; ++j) _mm_prefetch(reinterpret_cast<const char*>(c + kMR + j * ldc), _MM_HINT_T0);
+        tile_16x6(kc, alpha, reinterpret_cast<const float*>(panel), b, beta, c, ldc);
     }
 }
 
