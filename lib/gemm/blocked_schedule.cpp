@@ -354,7 +354,9 @@ int64_t nc_block(int64_t n, const BlockingParams& bp) { return round_up(equal_bl
 // prefetch (`RIDGE_NUM_THREADS=T ridge-ab OLD NEW M N K 11-21 [NN TYPE]`, the
 // profile's 128 MiB L3): 4096 x 4096 x 16 1.15, 4096 x 3072 x 16 1.10, 3072 x
 // 3072 x 16 1.01, beta = 1 4096 x 4096 x 16 1.08, 2 threads 1.11, fp16 inputs
-// 1.15 (the depths: registry.cpp; the sizes of C: paths.cpp, c_outgrows_cache).
+// 1.15, but 0.91-0.96 at 4096 x 4096 x 16 in the host's fastest spells, where
+// C stayed in its cache (the depths: registry.cpp; the sizes of C: paths.cpp,
+// c_outgrows_cache).
 int64_t next_tile_of_c_prefetched_below_kc(const GemmPlan& plan) {
     return plan.c_outgrows_cache && !plan.stream_c ? plan.kernel->c_prefetched_ahead_below_kc : 0;
 }
