@@ -4,17 +4,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ridge_bench {
 
 double fma_flops_avx512(int64_t iterations);
 double fma_flops_avx2(int64_t iterations);
 double dpbf16_flops_avx512bf16(int64_t iterations);
-bool has_avx512_bf16();
 
-// Median GFLOP/s of a few short runs of the given ISA's FMA loop on this
-// thread ("avx512" or "avx2"); 0 when the CPU lacks that ISA.
-double measured_fp32_peak_gflops(const std::string& isa);
+// The compute probes, one per instruction family a kernel of ridge runs on:
+// "avx512" and "avx2" (fp32 FMA, zmm / ymm), "avx512bf16" (vdpbf16ps zmm) and
+// "amx" (tdpbf16ps). `iterations` gives each about the same time per run
+// (an AMX iteration does 128 times the flops of an FMA one).
+struct PeakProbe {
+    const char* family;     // as the suffix of a kernel's name ("ukr_..._32x32__amx")
+    const char* benchmark;  // its Google Benchmark name in ridge-bench, "BM_peak/..."
+    const char* context;    // the start-up figure's key in ridge-bench's JSON context
+    double (*run)(int64_t iterations);
+    int64_t iterations;
+};
+// The probe of `family`, or null for a family without one ("ref").
+const PeakProbe* peak_probe(const std::string& family);
+// Every probe this CPU can run, in the order above.
+std::vector<const PeakProbe*> probes_on_this_cpu();
+
+// Median GFLOP/s of a few short runs of `family`'s probe on this thread; 0
+// when the CPU lacks that instruction or the family has no probe.
+double measured_peak_gflops(const std::string& family);
 
 // Reads `count` floats with zmm (ymm) loads; returns the bytes read.
 double read_bytes_avx512(const float* data, int64_t count);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -114,6 +115,10 @@ double read_gbps_at(int64_t bytes) {
     return it->second;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void set_all_threads(int threads) {
     omp_set_num_threads(threads);
     for (GemmLibrary* lib : gemm_libraries()) lib->set_threads(threads);
@@ -122,7 +127,8 @@ void set_all_threads(int threads) {
 // ridge's own report of one more call of the shape (not timed): realized
 // intensity per level and the roofline bound at the level that binds.
 void add_reuse_counters(benchmark::State& state, GemmLibrary* lib, const Shape& s, double peak_gflops,
-                        const void* a, int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) {
+                        double achieved_flops, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                        int64_t ldc) {
     ridge_set_report(1);
     lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
     ridge_set_report(0);
@@ -146,8 +152,7 @@ void add_reuse_counters(benchmark::State& state, GemmLibrary* lib, const Shape& 
     state.counters["I_realized_L2L1"] = intensity(r.l2_to_l1_bytes);
     state.counters["reuse_ratio"] = intensity(r.memory_bytes) / intensity(r.ideal_bytes);
     state.counters["roof_FLOPS"] = bound * 1e9;
-    state.counters["pct_roof"] = benchmark::Counter(100.0 * r.flops / (bound * 1e9),
-                                                    benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["pct_roof"] = 100.0 * achieved_flops / (bound * 1e9);
     state.SetLabel(std::string("binds: ") + binding + ", path " + r.path);
 }
 
@@ -168,30 +173,36 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     float* c = c_buf.data() + offset_bytes / 4;
     // One untimed call first, as for GEMV (bm_gemv): the first pass over fresh memory is the allocation's cost.
     lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+    const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
         lib->gemm(s.input, s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
         benchmark::ClobberMemory();
     }
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    // The loop's own rate, for the percentages: as rate counters they would
+    // print as "percent per second".
+    const double achieved = flops * double(state.iterations()) / seconds_since(start);
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["pct_peak"] = benchmark::Counter(
-        100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["peak_FLOPS"] = peak_gflops_1t * 1e9 * s.threads;
+    state.counters["pct_peak"] = 100.0 * achieved / (peak_gflops_1t * 1e9 * s.threads);
     // Roofline: ideal intensity (each matrix moved once; C written, and read when beta != 0:
-    // here beta = 0) and the bound min(peak, I x bandwidth of DRAM, where A of these sizes lives).
+    // here beta = 0) and the bound min(peak, I x bandwidth of the level the
+    // largest operand lives in). Each thread of a team is given one thread's
+    // read bandwidth, as add_reuse_counters does (the roofline section measured
+    // 1.9-2.0x one thread's for two, from L3 and from DRAM, on the Intel VM).
     const double p = input_bytes(s.input);
     const double ideal_bytes = p * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n;
     const double intensity = flops / ideal_bytes;
     const int64_t largest = int64_t(std::max({p * s.m * s.k, p * s.k * s.n, 4.0 * s.m * s.n}));
     const double gbps = read_gbps_at(std::max<int64_t>(largest, 1 << 20));
-    const double bound = std::min(peak_gflops_1t * s.threads, intensity * gbps) * 1e9;
+    const double bound = std::min(peak_gflops_1t, intensity * gbps) * s.threads * 1e9;
     state.counters["bw_GBps"] = gbps;
     state.counters["I_ideal"] = intensity;
     state.counters["bound_FLOPS"] = bound;
-    state.counters["pct_bound"] =
-        benchmark::Counter(100.0 * flops / bound, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["pct_bound"] = 100.0 * achieved / bound;
     if (s.report_on) ridge_set_report(0);
     if (lib->name() == "ridge" && !s.report_on)
-        add_reuse_counters(state, lib, s, peak_gflops_1t, a, lda, b, ldb, c, ldc);
+        add_reuse_counters(state, lib, s, peak_gflops_1t, achieved, a, lda, b, ldb, c, ldc);
     set_all_threads(1);
 }
 
@@ -206,6 +217,7 @@ void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gf
     auto c = random_vector(c_size * s.batch, 3);
     const float* a0 = reinterpret_cast<const float*>(a.data());
     const float* b0 = reinterpret_cast<const float*>(b.data());
+    const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
         if (batch_api) {
             ridge_sgemm_batch_strided(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s.m, s.n, s.k, 1.0f, a0, s.m,
@@ -219,9 +231,10 @@ void bm_batch(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gf
         benchmark::ClobberMemory();
     }
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch);
+    const double achieved = flops * double(state.iterations()) / seconds_since(start);
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["pct_peak"] = benchmark::Counter(
-        100.0 * flops / (peak_gflops_1t * 1e9 * s.threads), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["peak_FLOPS"] = peak_gflops_1t * 1e9 * s.threads;
+    state.counters["pct_peak"] = 100.0 * achieved / (peak_gflops_1t * 1e9 * s.threads);
     set_all_threads(1);
 }
 
@@ -247,14 +260,56 @@ void bm_gemv(benchmark::State& state, GemmLibrary* lib, Shape s) {
     set_all_threads(1);
 }
 
-void bm_peak(benchmark::State& state, std::string isa) {
+void bm_peak(benchmark::State& state, const PeakProbe* probe) {
     double flops = 0;
-    const int64_t iterations = quick_probes() ? 100000 : 1000000;
-    for (auto _ : state)
-        flops = isa == "avx512"       ? fma_flops_avx512(iterations)
-                : isa == "avx512bf16" ? dpbf16_flops_avx512bf16(iterations)
-                                      : fma_flops_avx2(iterations);
+    const int64_t iterations = quick_probes() ? probe->iterations / 10 : probe->iterations;
+    for (auto _ : state) flops = probe->run(iterations);
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Each probe's GFLOP/s on one thread, measured once at start-up (0 for an
+// instruction this CPU lacks).
+struct Peaks {
+    std::map<std::string, double> by_family;
+    double gflops(const std::string& family) const {
+        const auto it = by_family.find(family);
+        return it == by_family.end() ? 0.0 : it->second;
+    }
+};
+
+Peaks measure_peaks() {
+    Peaks p;
+    for (const char* family : {"avx512", "avx2", "avx512bf16", "amx"})
+        p.by_family[family] = measured_peak_gflops(family);
+    return p;
+}
+
+// The machine's widest fp32 FMA (a CPU without AVX-512 measures 0 for zmm).
+std::string widest_fma(const Peaks& p) { return p.gflops("avx512") > 0 ? "avx512" : "avx2"; }
+
+// The probe a GEMM of inputs `t` is held to on this machine, whoever runs it:
+// its fastest instruction for them. bf16: AMX's tdpbf16ps, vdpbf16ps or the
+// fp32 FMA, whichever measured fastest; fp32 and fp16 (converted to fp32: no
+// fp16 instruction with fp32 sums is probed) the widest fp32 FMA.
+std::string machine_peak_family(InputType t, const Peaks& p) {
+    std::string best = widest_fma(p);
+    if (t != InputType::bf16) return best;
+    for (const char* family : {"avx512bf16", "amx"})
+        if (p.gflops(family) > p.gflops(best)) best = family;
+    return best;
+}
+
+// The probe of the instruction ridge's kernel for inputs `t` runs: the suffix
+// of its name (ukr_bf16_gemm_32x32__amx: "amx"), so that RIDGE_ISA=avx2 is
+// held to the AVX2 peak and bf16 on AMX to AMX's; the portable kernel ("ref")
+// to the machine's fp32 FMA.
+std::string ridge_peak_family(InputType t, const Peaks& p) {
+    const std::string kernel = ridge_gemm_kernel_name(t == InputType::bf16  ? RIDGE_BF16
+                                                      : t == InputType::f16 ? RIDGE_F16
+                                                                            : RIDGE_F32);
+    const size_t cut = kernel.rfind("__");
+    const std::string family = cut == std::string::npos ? "" : kernel.substr(cut + 2);
+    return p.gflops(family) > 0 ? family : widest_fma(p);
 }
 
 std::string shape_name(const Shape& s) {
@@ -320,22 +375,21 @@ int main(int argc, char** argv) {
     }
     benchmark::AddCustomContext("probes", quick_probes() ? "quick (--quick: one short run each, not a measurement)"
                                                           : "full");
-    const double peak512 = measured_fp32_peak_gflops("avx512");
+    const Peaks peaks = measure_peaks();
     benchmark::AddCustomContext("read_gbps_1t_256MiB", std::to_string(read_gbps_at(256 << 20)));
     benchmark::AddCustomContext("read_gbps_1t_64MiB", std::to_string(read_gbps_at(64 << 20)));
-    const double peak256 = measured_fp32_peak_gflops("avx2");
-    benchmark::AddCustomContext("peak_fp32_avx512_gflops_1t", std::to_string(peak512));
-    benchmark::AddCustomContext("peak_fp32_avx2_gflops_1t", std::to_string(peak256));
-    // The machine's fp32 peak: its widest FMA (a CPU without AVX-512 measures 0 for zmm).
-    const double machine_peak = peak512 > 0 ? peak512 : peak256;
-    const char* isa = std::getenv("RIDGE_ISA");
-    const double ridge_peak = (isa && std::string(isa) == "avx2") ? peak256 : machine_peak;
-
-    // Only the probes this CPU can run: an absent ISA is an illegal instruction, not a slow one.
-    if (peak512 > 0) benchmark::RegisterBenchmark("BM_peak/fma/avx512/f32", bm_peak, std::string("avx512"))->UseRealTime();
-    if (peak256 > 0) benchmark::RegisterBenchmark("BM_peak/fma/avx2/f32", bm_peak, std::string("avx2"))->UseRealTime();
-    if (has_avx512_bf16())
-        benchmark::RegisterBenchmark("BM_peak/dpbf16/avx512bf16/bf16", bm_peak, std::string("avx512bf16"))->UseRealTime();
+    // Every family's figure, 0 where the CPU lacks it (summarize.py reads a 0 for AVX-512 as "ran AVX2").
+    for (const auto& [family, gflops] : peaks.by_family)
+        benchmark::AddCustomContext(peak_probe(family)->context, std::to_string(gflops));
+    // Timed again among the rows, where the host's state drifts as the rows'
+    // does; only the probes this CPU can run (an absent ISA is an illegal instruction).
+    for (const PeakProbe* probe : probes_on_this_cpu())
+        benchmark::RegisterBenchmark(probe->benchmark, bm_peak, probe)->UseRealTime();
+    for (InputType t : {InputType::f32, InputType::f16, InputType::bf16}) {
+        const std::string type = input_name(t);
+        benchmark::AddCustomContext("peak_family_ridge_" + type, ridge_peak_family(t, peaks));
+        benchmark::AddCustomContext("peak_family_machine_" + type, machine_peak_family(t, peaks));
+    }
     register_ukr_benchmarks();
     for (const std::string& file : shape_files)
         for (const Shape& s : read_shapes(file))
@@ -352,17 +406,20 @@ int main(int argc, char** argv) {
                     if (!wanted(lib->name(), libs)) continue;
                     const std::string name = std::string("BM_gemm/f32/") + lib->name() + "/batch" +
                                              std::to_string(s.batch) + "x" + shape_name(s);
-                    benchmark::RegisterBenchmark(name.c_str(), bm_batch, lib, s, machine_peak, false)->UseRealTime();
+                    const double peak = peaks.gflops(lib->name() == "ridge" ? ridge_peak_family(InputType::f32, peaks)
+                                                                           : machine_peak_family(InputType::f32, peaks));
+                    benchmark::RegisterBenchmark(name.c_str(), bm_batch, lib, s, peak, false)->UseRealTime();
                     if (lib->name() == "ridge" && s.input == InputType::f32) {
                         const std::string api = std::string("BM_gemm/f32/ridge+batch/batch") +
                                                 std::to_string(s.batch) + "x" + shape_name(s);
-                        benchmark::RegisterBenchmark(api.c_str(), bm_batch, lib, s, machine_peak, true)->UseRealTime();
+                        benchmark::RegisterBenchmark(api.c_str(), bm_batch, lib, s, peak, true)->UseRealTime();
                     }
                     continue;
                 }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
                 if (s.report_on && lib->name() != "ridge") continue;  // the overhead is ridge's own
-                const double peak = lib->name() == "ridge" ? ridge_peak : machine_peak;
+                const double peak = peaks.gflops(lib->name() == "ridge" ? ridge_peak_family(s.input, peaks)
+                                                                       : machine_peak_family(s.input, peaks));
                 const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" +
                                          (s.report_on ? "ridge+report" : lib->name()) + "/" + shape_name(s);
                 benchmark::RegisterBenchmark(name.c_str(), bm_gemm, lib, s, peak)->UseRealTime();

@@ -2,43 +2,64 @@
 """Summarize ridge-bench JSON (--benchmark_out=FILE): one row per shape, the
 median per library (GEMM: GFLOP/s; GEMV: GB/s of A streamed), ridge's percent
 of its bound (decode shapes: of min(peak, I x DRAM bandwidth); other GEMMs: of
-the FMA peak) and ridge's ratio to the best peer."""
+the peak of the instruction ridge's kernel for that input type runs: fp32 FMA,
+or for bf16 AMX's tdpbf16ps or vdpbf16ps) and ridge's ratio to the best peer."""
 import json
 import re
 import sys
 from collections import OrderedDict
 
 
-def interleaved_peak(data, isa):
-    """Median GFLOP/s of BM_peak/fma/<isa>/f32, or None when the run did not time it."""
+# Each compute probe of ridge-bench (bench/peak.cpp): its benchmark's name and
+# the context key of its start-up figure, by instruction family.
+PROBES = {
+    "avx512": ("BM_peak/fma/avx512/f32", "peak_fp32_avx512_gflops_1t", "avx512 fp32 FMA"),
+    "avx2": ("BM_peak/fma/avx2/f32", "peak_fp32_avx2_gflops_1t", "avx2 fp32 FMA"),
+    "avx512bf16": ("BM_peak/dpbf16/avx512bf16/bf16", "peak_bf16_avx512bf16_gflops_1t", "vdpbf16ps"),
+    "amx": ("BM_peak/tdpbf16/amx/bf16", "peak_bf16_amx_gflops_1t", "AMX tdpbf16ps"),
+}
+
+
+def interleaved_peak(data, family):
+    """Median GFLOP/s of the family's BM_peak, or None when the run did not time it."""
     for b in data["benchmarks"]:
-        if b.get("aggregate_name") == "median" and b["run_name"].startswith(f"BM_peak/fma/{isa}/f32"):
+        if b.get("aggregate_name") == "median" and b["run_name"].startswith(PROBES[family][0]):
             return b["FLOPS"] / 1e9
     return None
 
 
-def peak_scale(data, ctx):
+def ridge_family(ctx, dtype):
+    """The probe ridge's rows of `dtype` are held to (ridge-bench's context says
+    which; a run from before it said ran fp32 FMA for every type: AVX2 when
+    forced to, or when the CPU has no AVX-512, its zmm peak recorded as 0)."""
+    family = ctx.get(f"peak_family_ridge_{dtype}")
+    if family in PROBES:
+        return family
+    no_zmm = "peak_fp32_avx512_gflops_1t" in ctx and not float(ctx["peak_fp32_avx512_gflops_1t"])
+    return "avx2" if ctx.get("env_RIDGE_ISA") == "avx2" or no_zmm else "avx512"
+
+
+def peak_scale(data, ctx, family):
     """Factor from ridge-bench's percent of peak to percent of the interleaved peak.
 
-    ridge-bench divides by the FMA peak it measured once at start-up; the host
-    of a shared machine can slow down by 10% or more minutes later. BM_peak
+    ridge-bench divides by the peak it measured once at start-up; the host
+    of a shared machine can slow down by 10% or more minutes later (AMX's
+    probe by half, from one minute to the next, on the Intel VM). BM_peak
     runs among the shapes (random interleaving), so its median saw the same
     host as the rows: percent of that is what the rows can be held to."""
-    # ridge ran AVX2 when forced to, or when the CPU has no AVX-512 (its zmm peak
-    # recorded as 0; a run from before that key existed had AVX-512).
-    no_zmm = "peak_fp32_avx512_gflops_1t" in ctx and not float(ctx["peak_fp32_avx512_gflops_1t"])
-    isa = "avx2" if ctx.get("env_RIDGE_ISA") == "avx2" or no_zmm else "avx512"
-    startup = float(ctx.get(f"peak_fp32_{isa}_gflops_1t", 0))
-    interleaved = interleaved_peak(data, isa)
+    startup = float(ctx.get(PROBES[family][1], 0))
+    interleaved = interleaved_peak(data, family)
     if not startup or not interleaved:
-        return isa, startup, interleaved, 1.0
-    return isa, startup, interleaved, startup / interleaved
+        return startup, interleaved, 1.0
+    return startup, interleaved, startup / interleaved
 
 
 def compute_bound(b, startup_peak):
-    """Whether a GEMM row's bound is the FMA peak (times its threads), not bandwidth."""
+    """Whether a GEMM row's bound is the compute peak (times its threads), not bandwidth."""
     if "bound_FLOPS" not in b:
         return "pct_peak" in b
+    if "peak_FLOPS" in b:
+        return abs(b["bound_FLOPS"] - b["peak_FLOPS"]) <= 1e-6 * b["peak_FLOPS"]
     times = b["bound_FLOPS"] / (startup_peak * 1e9) if startup_peak else 0
     return times >= 0.999 and abs(times - round(times)) < 1e-6
 
@@ -46,8 +67,8 @@ def compute_bound(b, startup_peak):
 def main(path):
     data = json.load(open(path))
     ctx = data.get("context", {})
-    isa, startup_peak, interleaved, scale = peak_scale(data, ctx)
     rows = OrderedDict()
+    families_used = OrderedDict()  # family -> the input types of ridge's rows held to it
     libs = []
     for b in data["benchmarks"]:
         if b.get("aggregate_name") != "median":
@@ -59,25 +80,33 @@ def main(path):
         key = f"{kind} {dtype} {shape}"
         value = b["A_bytes_per_s"] / 1e9 if "A_bytes_per_s" in b else b["FLOPS"] / 1e9
         pct = b.get("pct_bound", b.get("pct_peak"))
-        if pct is not None and kind == "gemm" and compute_bound(b, startup_peak):
-            pct *= scale
+        if lib.startswith("ridge") and kind == "gemm":
+            family = ridge_family(ctx, dtype)
+            startup_peak, _, scale = peak_scale(data, ctx, family)
+            if pct is not None and compute_bound(b, startup_peak):
+                pct *= scale
+            families_used.setdefault(family, set()).add(dtype)
         rows.setdefault(key, {})[lib] = (value, pct)
         if lib not in libs:
             libs.append(lib)
-    if interleaved:
-        print(f"# ridge % of the {isa} fp32 FMA peak timed among the rows: {interleaved:.1f} GFLOP/s "
-              f"(median of BM_peak; {startup_peak:.1f} at start-up); decode and GEMV rows: of their roofline bound")
+    for family, dtypes in families_used.items():
+        startup_peak, interleaved, _ = peak_scale(data, ctx, family)
+        if interleaved:
+            print(f"# ridge % of {'/'.join(sorted(dtypes))} GEMM: of the {PROBES[family][2]} peak timed among "
+                  f"the rows: {interleaved:.1f} GFLOP/s (median of BM_peak; {startup_peak:.1f} at start-up)")
+    print("# decode and GEMV rows: ridge % of their roofline bound")
     # The microkernels alone, panels in L1 (BM_ukr): the ceiling of every GEMM row below.
-    peaks = {k: interleaved_peak(data, k) or float(ctx.get(f"peak_fp32_{k}_gflops_1t", 0)) for k in ("avx512", "avx2")}
+    peaks = {k: interleaved_peak(data, k) or float(ctx.get(PROBES[k][1], 0)) for k in PROBES}
     for b in data["benchmarks"]:
         m = re.match(r"BM_ukr/(\w+)/(\w+)/(\w+?)(/real_time)?$", b["run_name"])
         if m and b.get("aggregate_name") == "median":
             gf = b["FLOPS"] / 1e9
-            peak = peaks.get(m.group(2), 0) if m.group(1) == "f32" else 0
-            share = f" ({100 * gf / peak:.0f}% of the {m.group(2)} fp32 peak)" if peak else ""
+            peak = peaks.get(m.group(2), 0)
+            share = f" ({100 * gf / peak:.0f}% of the {PROBES[m.group(2)][2]} peak)" if peak else ""
             print(f"# microkernel {m.group(1)}/{m.group(2)}/{m.group(3)} in L1: {gf:.1f} GFLOP/s{share}")
-    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas", "openblas_own_pick", "lib_blis",
-              "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
+    for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "peak_bf16_avx512bf16_gflops_1t",
+              "peak_bf16_amx_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas",
+              "openblas_own_pick", "lib_blis", "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")
     width = {l: max(10, len(l) + 2) for l in libs}

@@ -39,10 +39,10 @@ double kernel_peak(const ridge::GemmKernel& k) {
             if (dpbf16 < 0) dpbf16 = probe_gflops(ridge::probe_dpbf16__avx512bf16, 200000);
             return dpbf16;
         case ridge::Isa::avx512:
-            if (fp32_avx512 < 0) fp32_avx512 = ridge_bench::measured_fp32_peak_gflops("avx512");
+            if (fp32_avx512 < 0) fp32_avx512 = ridge_bench::measured_peak_gflops("avx512");
             return fp32_avx512;
         case ridge::Isa::avx2:
-            if (fp32_avx2 < 0) fp32_avx2 = ridge_bench::measured_fp32_peak_gflops("avx2");
+            if (fp32_avx2 < 0) fp32_avx2 = ridge_bench::measured_peak_gflops("avx2");
             return fp32_avx2;
         case ridge::Isa::ref:
             return 0;  // compiler-vectorized code: no instruction roof to quote

@@ -398,7 +398,7 @@ public:
     explicit HostSpeed(const GemmKernel& kernel)
         : isa_(kernel.isa == ridge::Isa::avx2 ? "avx2" : "avx512"), buffer_(kReadProbeBytes / sizeof(float), 1.0f) {}
     HostSpeedNow now() {
-        const double gflops = ridge_bench::measured_fp32_peak_gflops(isa_);
+        const double gflops = ridge_bench::measured_peak_gflops(isa_);
         const double gbps = read_gbps();
         fastest_gflops_ = std::max(fastest_gflops_, gflops);
         fastest_gbps_ = std::max(fastest_gbps_, gbps);

@@ -53,7 +53,7 @@ def main(valgrind, bench, work, summarize):
 
     # The summary holds ridge's rows to the ymm peak.
     table = run([sys.executable, summarize, out]).stdout
-    if "ridge % of the avx2 fp32 FMA peak" not in table:
+    if "ridge % of f32 GEMM: of the avx2 fp32 FMA peak" not in table:
         sys.exit(f"FAIL: the summary does not hold ridge to the AVX2 peak:\n{table}")
 
     # The roofline: the ymm FMA roof first, ymm bandwidth kernels.

@@ -4,6 +4,7 @@
 ridge % of a compute-bound GEMM row is taken against the FMA peak timed among
 the rows (BM_peak's median), not the one measured at start-up; rows bound by
 bandwidth, GEMV rows and a run without BM_peak keep ridge-bench's own figure.
+A bf16 row whose kernel runs AMX is held to AMX's probe, not to fp32 FMA's.
 Exit 0 when all hold; 1 with the reasons otherwise.
 """
 import contextlib
@@ -63,6 +64,22 @@ def main():
     # The AVX2 run is held to the AVX2 peak's median.
     got = ridge_percent(summarize, bench_json(100.0, 125.0, isa="avx2"))
     expect("1024x1024x1024", got, 64.0)       # 80 x 100 / 125
+    # bf16 on AMX (as ridge-bench writes it since the rows carry peak_FLOPS):
+    # AMX's start-up 2000, its median among the rows 1000; fp32 rows beside it
+    # still against the FMA probe.
+    amx = bench_json(200.0, 160.0)
+    amx["context"].update({"peak_bf16_amx_gflops_1t": "2000.0", "peak_family_ridge_bf16": "amx",
+                           "peak_family_ridge_f32": "avx512"})
+    amx["benchmarks"] += [
+        {"run_name": "BM_gemm/bf16/ridge/2048x2048x2048/real_time", "aggregate_name": "median",
+         "FLOPS": 500e9, "bound_FLOPS": 2000e9, "peak_FLOPS": 2000e9, "pct_bound": 25.0, "pct_peak": 25.0},
+        {"run_name": "BM_gemm/bf16/ridge/512x512x512/t2/real_time", "aggregate_name": "median",  # bandwidth bound
+         "FLOPS": 300e9, "bound_FLOPS": 600e9, "peak_FLOPS": 4000e9, "pct_bound": 50.0, "pct_peak": 7.5},
+        {"run_name": "BM_peak/tdpbf16/amx/bf16/real_time", "aggregate_name": "median", "FLOPS": 1000e9}]
+    got = ridge_percent(summarize, amx)
+    expect("2048x2048x2048", got, 50.0)      # 500 of AMX's 1000, not of fp32's 160
+    expect("512x512x512/t2", got, 50.0)      # bandwidth bound: as ridge-bench said
+    expect("1024x1024x1024", got, 100.0)     # fp32: 160 of 160
     # Without BM_peak in the run: ridge-bench's figures unchanged.
     got = ridge_percent(summarize, bench_json(200.0, None))
     expect("1024x1024x1024", got, 80.0)
