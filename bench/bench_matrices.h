@@ -1,5 +1,6 @@
 // The matrices ridge-bench hands to every library: 64-byte aligned vectors of
-// reproducible random values. Shared by the Google Benchmark rows and `paired`.
+// reproducible random values (fp32, or fp16 / bf16 bit patterns). Shared by the
+// Google Benchmark rows and `paired`.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,9 @@
 #include <new>
 #include <random>
 #include <vector>
+
+#include "peers.h"
+#include "ridge/cblas.h"
 
 namespace ridge_bench {
 
@@ -37,6 +41,16 @@ inline AlignedVector<float> random_vector(int64_t count, unsigned seed) {
     AlignedVector<float> v(static_cast<size_t>(count));
     for (float& x : v) x = dist(rng);
     return v;
+}
+
+// Random values in [-1, 1) stored as `t`: 16-bit patterns via ridge's own converters.
+inline AlignedVector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
+    const AlignedVector<float> f = random_vector(count, seed);
+    AlignedVector<char> out(size_t(count) * input_bytes(t));
+    if (t == InputType::f32) std::copy_n(reinterpret_cast<const char*>(f.data()), out.size(), out.data());
+    if (t == InputType::f16) cblas_shstohf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
+    if (t == InputType::bf16) cblas_sbstobf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
+    return out;
 }
 
 }  // namespace ridge_bench

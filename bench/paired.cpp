@@ -1,6 +1,7 @@
-// `ridge-bench paired M N K [TRANS [THREADS [ROUNDS]]]`
+// `ridge-bench paired M N K [TRANS [THREADS [ROUNDS [f32|f16|bf16]]]]`
 //
-// One sgemm shape, ridge and every installed peer on the same matrices, in
+// One GEMM shape (fp32 inputs unless TYPE says 16-bit ones; peers without
+// that type left out), ridge and every installed peer on the same matrices, in
 // rounds: each round times every library once (enough calls for ~50 ms each),
 // one after another (each round starting one library further on), and takes
 // ridge's rate over each peer's. The medians of those per-round ratios are
@@ -67,11 +68,13 @@ void print_ratios_by_spell(const std::vector<GemmLibrary*>& libs, const std::vec
 int paired_main(int argc, char** argv) {
     ShapeArgs s;
     if (!parse_shape_args(argc, argv, 1, &s)) {
-        std::fprintf(stderr, "usage: ridge-bench paired M N K [NN|NT|TN|TT [THREADS [ROUNDS]]]\n");
+        std::fprintf(stderr, "usage: ridge-bench paired M N K [NN|NT|TN|TT [THREADS [ROUNDS [f32|f16|bf16]]]]\n");
         return 2;
     }
     const std::string own_openblas_core = choose_openblas_core();  // before any peer loads
-    const std::vector<GemmLibrary*> libs = gemm_libraries();
+    std::vector<GemmLibrary*> libs;  // ridge first
+    for (GemmLibrary* lib : gemm_libraries())
+        if (lib->supports(s.input)) libs.push_back(lib);
     PairedCall call(s);
     const int calls = call.calls_per_timing(libs[0], s.threads);  // at ridge's rate
 
@@ -90,8 +93,9 @@ int paired_main(int argc, char** argv) {
             ratios[l].push_back(now[0] / now[l]);
         }
     }
-    std::printf("sgemm %lldx%lldx%lld %c%c, %d thread(s), %d rounds of %d call(s) per library\n",
-                (long long)s.m, (long long)s.n, (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N',
+    std::printf("%s %lldx%lldx%lld %c%c, %d thread(s), %d rounds of %d call(s) per library\n",
+                s.input == InputType::f32 ? "sgemm" : input_name(s.input), (long long)s.m, (long long)s.n,
+                (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N',
                 s.threads, s.rounds - 1, calls);
     if (!own_openblas_core.empty())
         std::printf("openblas: picked %s by itself; forced %s\n", own_openblas_core.c_str(),

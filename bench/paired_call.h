@@ -1,6 +1,6 @@
 // What the paired tools (`ridge-bench paired`, `ridge-bench scaling`) share:
-// their arguments, M N K [NN|NT|TN|TT [THREADS [ROUNDS]]], and one sgemm
-// shape's operands timed on a library at a thread count.
+// their arguments, M N K [NN|NT|TN|TT [THREADS [ROUNDS [f32|f16|bf16]]]], and
+// one GEMM shape's operands timed on a library at a thread count.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +18,7 @@ struct ShapeArgs {
     int64_t m = 0, n = 0, k = 0;
     bool ta = false, tb = false;
     int threads = 1, rounds = 21;
+    InputType input = InputType::f32;  // of A and B; C is fp32
 };
 
 // argv[1..] as above (argv[0] the subcommand); THREADS defaults to default_threads.
@@ -34,6 +35,11 @@ inline bool parse_shape_args(int argc, char** argv, int default_threads, ShapeAr
     }
     s->threads = argc > 5 ? std::atoi(argv[5]) : default_threads;
     if (argc > 6) s->rounds = std::atoi(argv[6]);
+    if (argc > 7) {
+        const std::string t = argv[7];
+        if (t != "f32" && t != "f16" && t != "bf16") return false;
+        s->input = t == "bf16" ? InputType::bf16 : t == "f16" ? InputType::f16 : InputType::f32;
+    }
     return s->m > 0 && s->n > 0 && s->k > 0 && s->threads > 0 && s->rounds > 1;
 }
 
@@ -43,8 +49,8 @@ class PairedCall {
 public:
     explicit PairedCall(const ShapeArgs& s)
         : s_(s),
-          a_(random_vector(s.m * s.k, 1)),
-          b_(random_vector(s.k * s.n, 2)),
+          a_(random_matrix(s.input, s.m * s.k, 1)),
+          b_(random_matrix(s.input, s.k * s.n, 2)),
           c_(random_vector(s.m * s.n, 3)),
           flops_(2.0 * double(s.m) * double(s.n) * double(s.k)) {}
 
@@ -54,7 +60,7 @@ public:
         lib->set_threads(threads);
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; ++i)
-            lib->gemm(InputType::f32, s_.ta, s_.tb, s_.m, s_.n, s_.k, 1.0f, a_.data(), lda, b_.data(), ldb, 0.0f,
+            lib->gemm(s_.input, s_.ta, s_.tb, s_.m, s_.n, s_.k, 1.0f, a_.data(), lda, b_.data(), ldb, 0.0f,
                       c_.data(), s_.m);
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return flops_ * calls / sec * 1e-9;
@@ -68,7 +74,8 @@ public:
 
 private:
     ShapeArgs s_;
-    AlignedVector<float> a_, b_, c_;
+    AlignedVector<char> a_, b_;
+    AlignedVector<float> c_;
     double flops_;
 };
 

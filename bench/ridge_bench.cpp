@@ -93,16 +93,6 @@ std::vector<Shape> read_shapes(const std::string& path) {
     return shapes;
 }
 
-// Random values in [-1, 1) stored as `t`: 16-bit patterns via ridge's own converters.
-AlignedVector<char> random_matrix(InputType t, int64_t count, unsigned seed) {
-    const AlignedVector<float> f = random_vector(count, seed);
-    AlignedVector<char> out(size_t(count) * input_bytes(t));
-    if (t == InputType::f32) std::copy_n(reinterpret_cast<const char*>(f.data()), out.size(), out.data());
-    if (t == InputType::f16) cblas_shstohf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
-    if (t == InputType::bf16) cblas_sbstobf16(int(count), f.data(), 1, reinterpret_cast<uint16_t*>(out.data()), 1);
-    return out;
-}
-
 // Every library gets the same thread count before each benchmark: some read
 // OpenMP's setting, which another library's benchmark may have changed.
 // Read bandwidth at a working set of `bytes`, measured once per size per run:

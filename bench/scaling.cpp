@@ -1,6 +1,6 @@
-// `ridge-bench scaling M N K [TRANS [THREADS [ROUNDS]]]`
+// `ridge-bench scaling M N K [TRANS [THREADS [ROUNDS [f32|f16|bf16]]]]`
 //
-// One sgemm shape, ridge alone, on the same matrices: each round times one
+// One GEMM shape, ridge alone, on the same matrices: each round times one
 // thread and then THREADS threads (default 2), enough calls for ~50 ms each,
 // and takes the team's rate over the one thread's. The median of those
 // per-round speed-ups, with its quartiles, is what the tool reports, after
@@ -24,7 +24,7 @@ namespace ridge_bench {
 int scaling_main(int argc, char** argv) {
     ShapeArgs s;
     if (!parse_shape_args(argc, argv, 2, &s) || s.threads < 2) {
-        std::fprintf(stderr, "usage: ridge-bench scaling M N K [NN|NT|TN|TT [THREADS (>= 2) [ROUNDS]]]\n");
+        std::fprintf(stderr, "usage: ridge-bench scaling M N K [NN|NT|TN|TT [THREADS (>= 2) [ROUNDS [f32|f16|bf16]]]]\n");
         return 2;
     }
     GemmLibrary* ridge = gemm_libraries().front();  // ridge first (peers.h: gemm_libraries)
@@ -39,8 +39,8 @@ int scaling_main(int argc, char** argv) {
         team.push_back(together);
         speedup.push_back(together / alone);
     }
-    std::printf("sgemm %lldx%lldx%lld %c%c, ridge on 1 and %d threads, %d rounds of %d call(s) each\n",
-                (long long)s.m, (long long)s.n, (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.threads,
+    std::printf("%s %lldx%lldx%lld %c%c, ridge on 1 and %d threads, %d rounds of %d call(s) each\n",
+                s.input == InputType::f32 ? "sgemm" : input_name(s.input), (long long)s.m, (long long)s.n, (long long)s.k, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.threads,
                 s.rounds - 1, calls);
     for (size_t r = 0; r < speedup.size(); ++r)
         std::printf("round %zu: 1 thread %.3f, %d threads %.3f GFLOP/s, speed-up %.4f\n", r + 1, one[r], s.threads,

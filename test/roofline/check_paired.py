@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`ridge-bench paired`: runs, prints each round's rate of ridge and of every peer (positive), then
 each library's median rate and the median of ridge's rate over its rate per round (ridge's own exactly
-1, not the inverse), which must be those of the printed rounds; a malformed shape is a usage error
-(exit 2), not a run. Nothing here depends on how fast the host runs: every check compares numbers the
+1, not the inverse), which must be those of the printed rounds; a malformed shape or input type is a
+usage error (exit 2), not a run; bf16 inputs time ridge and only the peers that take them. Nothing here depends on how fast the host runs: every check compares numbers the
 tool printed with each other.
 
 usage: check_paired.py RIDGE_BENCH
@@ -22,6 +22,15 @@ def main():
     bad = subprocess.run([bench, "paired", "64", "64", "64", "XY"], capture_output=True, text=True)
     assert bad.returncode == 2, f"TRANS XY: exit {bad.returncode}, expected the usage error 2"
     assert "usage: ridge-bench paired" in bad.stderr, bad.stderr
+    bad = subprocess.run([bench, "paired", "64", "64", "64", "NN", "1", "3", "f64"], capture_output=True, text=True)
+    assert bad.returncode == 2, f"TYPE f64: exit {bad.returncode}, expected the usage error 2"
+
+    bf16 = subprocess.run([bench, "paired", "64", "48", "32", "NN", "1", "3", "bf16"], capture_output=True, text=True)
+    assert bf16.returncode == 0, f"bf16: exit {bf16.returncode}: {bf16.stderr}"
+    assert re.search(r"^bf16 64x48x32 NN, 1 thread\(s\), 2 rounds of \d+ call\(s\) per library$", bf16.stdout,
+                     re.M), bf16.stdout
+    bf16_libraries = re.findall(r"^round 1:((?: \w+ [0-9.]+)+) GFLOP/s$", bf16.stdout, re.M)[0].split()[::2]
+    assert bf16_libraries[0] == "ridge" and "blis" not in bf16_libraries, bf16.stdout  # BLIS has no bf16 GEMM
 
     run = subprocess.run([bench, "paired", "96", "80", "64", "TN", "1", "6"], capture_output=True, text=True)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stderr}"
