@@ -7,7 +7,9 @@
 // working-set sweep from 16 KiB to 1 GiB, read-only and read+write, from which
 // the per-level figures come (the median of the sizes inside each level's
 // window) and the knees (where bandwidth falls as the working set doubles).
-// Then a few ridge sgemm shapes, timed, to put on the picture under the roofs.
+// Then a few ridge sgemm shapes, and one bf16 GEMM held to the roof of the
+// instruction ridge's bf16 kernel runs (AMX's where it runs AMX), timed, to put
+// on the picture under the roofs.
 // Every figure is a median of repeated runs, stored with its min and max.
 //
 // --quick measures only the fp32 zmm FMA peak and three sizes (16 KiB, 64 MiB,
@@ -35,6 +37,7 @@
 #include "dispatch/cpu_features.h"
 #include "kernels/probe.h"
 #include "peak.h"
+#include "ridge/cblas.h"
 #include "ridge/ridge.h"
 #include "roofline_svg.h"
 
@@ -527,25 +530,33 @@ double read_gbps_at(const Sweep& sw, int64_t bytes) {
 struct GemmShape {
     int64_t m, n, k;
     std::string name;
+    bool bf16 = false;  // A and B bf16 (ridge_gemm_bf16), C fp32; else sgemm
 };
 
 // Ideal intensity: every matrix moved once, C written and not read (beta = 0).
 double ideal_intensity(const GemmShape& s) {
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-    return flops / (4.0 * (double(s.m) * s.k + double(s.k) * s.n + double(s.m) * s.n));
+    const double input_bytes = s.bf16 ? 2.0 : 4.0;
+    return flops / (input_bytes * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n);
 }
 
-// One shape's operands and its timed call: ridge_sgemm on 1 thread, column-major,
-// beta = 0. A sample repeats the call enough to last ~20 ms, so small shapes are
-// not timer noise.
-class SgemmTimer {
+// One shape's operands and its timed call: ridge_sgemm (or ridge_gemm_bf16)
+// on 1 thread, column-major, beta = 0. A sample repeats the call enough to
+// last ~20 ms, so small shapes are not timer noise.
+class GemmTimer {
 public:
-    explicit SgemmTimer(const GemmShape& s)
+    explicit GemmTimer(const GemmShape& s)
         : s_(s), a_(size_t(s.m * s.k)), b_(size_t(s.k * s.n)), c_(size_t(s.m * s.n)) {
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
         for (float& x : a_) x = dist(rng);
         for (float& x : b_) x = dist(rng);
+        if (s.bf16) {
+            a16_.resize(a_.size());
+            b16_.resize(b_.size());
+            cblas_sbstobf16(int(a_.size()), a_.data(), 1, a16_.data(), 1);
+            cblas_sbstobf16(int(b_.size()), b_.data(), 1, b16_.data(), 1);
+        }
         // Warm-up: first-call set-up (packing buffers, dispatch), then the repetitions per sample.
         int64_t calls = 0;
         const auto t0 = Clock::now();
@@ -571,11 +582,16 @@ public:
 
 private:
     void call() {
-        ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s_.m, s_.n, s_.k, 1.0f, a_.data(), s_.m, b_.data(),
-                    s_.k, 0.0f, c_.data(), s_.m);
+        if (s_.bf16)
+            ridge_gemm_bf16(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s_.m, s_.n, s_.k, 1.0f, a16_.data(), s_.m,
+                            b16_.data(), s_.k, 0.0f, c_.data(), s_.m);
+        else
+            ridge_sgemm(RIDGE_COL_MAJOR, RIDGE_NO_TRANS, RIDGE_NO_TRANS, s_.m, s_.n, s_.k, 1.0f, a_.data(), s_.m,
+                        b_.data(), s_.k, 0.0f, c_.data(), s_.m);
     }
     GemmShape s_;
     std::vector<float> a_, b_, c_;
+    std::vector<uint16_t> a16_, b16_;
     int64_t reps_ = 1;
 };
 
@@ -842,9 +858,21 @@ int roofline_main(int argc, char** argv) {
                   {256, 256, 256, "sgemm 256³"},
                   {1024, 1024, 1024, "sgemm 1024³"},
                   {4096, 16, 4096, "sgemm 4096×16×4096"},
-                  {4096, 1, 4096, "sgemm 4096×1×4096 (GEMV)"}};
+                  {4096, 1, 4096, "sgemm 4096×1×4096 (GEMV)"},
+                  {1024, 1024, 1024, "bf16 1024³", true}};
     }
-    std::fprintf(stderr, "roofline: ridge sgemm, 1 thread\n");
+    // The roof each shape is held to: sgemm the first (the widest fp32 FMA);
+    // bf16 the roof of the instruction ridge's bf16 kernel runs (the suffix of
+    // its name: "__amx" AMX's tdpbf16ps, "__avx512bf16" vdpbf16ps), else the
+    // first as well (bf16 converted to fp32 while packing).
+    const std::string bf16_kernel = ridge_gemm_kernel_name(RIDGE_BF16);
+    const size_t cut = bf16_kernel.rfind("__");
+    const std::string bf16_family = cut == std::string::npos ? "" : bf16_kernel.substr(cut + 2);
+    size_t bf16_roof = 0;
+    for (size_t ri = 0; ri < roofs.size(); ++ri)
+        if (roofs[ri].dtype == "bf16" && roofs[ri].isa == bf16_family) bf16_roof = ri;
+    const bool any_bf16 = std::any_of(shapes.begin(), shapes.end(), [](const GemmShape& g) { return g.bf16; });
+    std::fprintf(stderr, "roofline: ridge sgemm%s, 1 thread\n", any_bf16 ? " and bf16 GEMM" : "");
     ridge_set_num_threads(1);
     const Sweep& read_sweep_1t = sweeps.front();
     Json gemms = Json::array();
@@ -853,22 +881,27 @@ int roofline_main(int argc, char** argv) {
         double intensity, gflops, realized;  // realized: FLOP per byte the schedule moved from memory
     };
     std::vector<Placed> placed;
-    // Five rounds of one sample of each shape and one of the first compute
-    // roof (the last item of a round): the medians see the same outside load.
-    // The shapes are held to that roof, not to the peaks section's: a shared
-    // host can run at two thirds of its speed for minutes (a main job here
-    // timed the peak at 103.5 GFLOP/s, its sgemm rounds minutes later at up
-    // to 170), and a bound from another minute than the rate it bounds reads
-    // above 100%.
-    std::vector<std::unique_ptr<SgemmTimer>> timers;
-    for (const GemmShape& s : shapes) timers.push_back(std::make_unique<SgemmTimer>(s));
-    const std::vector<Spread> round_spreads =
-        sample_in_rounds(std::vector<SampleLimits>(shapes.size() + 1, {5, 5}), 0.0, [&](size_t i) {
-            return i < shapes.size() ? timers[i]->sample_gflops() : probe_gflops(roofs.front().probe, iterations.front(), 1);
+    // Five rounds of one sample of each shape and one of each roof they are
+    // held to (the last items of a round): the medians see the same outside
+    // load. The shapes are held to those roofs, not to the peaks section's: a
+    // shared host can run at two thirds of its speed for minutes (a main job
+    // here timed the peak at 103.5 GFLOP/s, its sgemm rounds minutes later at
+    // up to 170; AMX's probe ran 0.9 and 2.3 TFLOP/s a minute apart), and a
+    // bound from another minute than the rate it bounds reads above 100%.
+    std::vector<size_t> round_roofs{0};
+    if (any_bf16 && bf16_roof != 0) round_roofs.push_back(bf16_roof);
+    std::vector<std::unique_ptr<GemmTimer>> timers;
+    for (const GemmShape& s : shapes) timers.push_back(std::make_unique<GemmTimer>(s));
+    const std::vector<Spread> round_spreads = sample_in_rounds(
+        std::vector<SampleLimits>(shapes.size() + round_roofs.size(), {5, 5}), 0.0, [&](size_t i) {
+            if (i < shapes.size()) return timers[i]->sample_gflops();
+            const size_t ri = round_roofs[i - shapes.size()];
+            return probe_gflops(roofs[ri].probe, iterations[ri], 1);
         });
     const std::vector<Spread> gemm_spreads(round_spreads.begin(), round_spreads.begin() + std::ptrdiff_t(shapes.size()));
-    const Spread& peak_in_rounds = round_spreads.back();
+    const Spread& peak_in_rounds = round_spreads[shapes.size()];
     const double fp32_peak = peak_in_rounds.median;
+    const double bf16_peak = round_spreads[shapes.size() + round_roofs.size() - 1].median;  // the first roof's if no other
     Json rounds_peak;
     rounds_peak["name"] = roofs.front().name;
     put_spread(rounds_peak, "peak", "gflops", peak_in_rounds);
@@ -877,36 +910,51 @@ int roofline_main(int argc, char** argv) {
     out["sgemm_rounds_peak"] = rounds_peak;
     std::fprintf(stderr, "  %-20s in these rounds: %8.1f GFLOP/s (the peaks section's: %.1f)\n",
                  roofs.front().name.c_str(), fp32_peak, peaks_1t.front().second);
+    if (round_roofs.size() > 1) {
+        Json bf16_rounds;
+        bf16_rounds["name"] = roofs[bf16_roof].name;
+        put_spread(bf16_rounds, "peak", "gflops", round_spreads.back());
+        bf16_rounds["peaks_section_gflops"] = peaks_1t[bf16_roof].second;
+        bf16_rounds["host_speed_vs_peaks_section"] = bf16_peak / peaks_1t[bf16_roof].second;
+        out["bf16_rounds_peak"] = bf16_rounds;
+        std::fprintf(stderr, "  %-20s in these rounds: %8.1f GFLOP/s (the peaks section's: %.1f)\n",
+                     roofs[bf16_roof].name.c_str(), bf16_peak, peaks_1t[bf16_roof].second);
+    }
     std::vector<ridge_report> reports(shapes.size());
     std::vector<bool> reported(shapes.size());
     for (size_t i = 0; i < shapes.size(); ++i) reported[i] = timers[i]->report(&reports[i]);
     timers.clear();
+    Json bf16_gemms = Json::array();
     for (size_t si = 0; si < shapes.size(); ++si) {
         const GemmShape& s = shapes[si];
         const Spread& g = gemm_spreads[si];
         const double intensity = ideal_intensity(s);
+        const double peak = s.bf16 ? bf16_peak : fp32_peak;
+        const std::string& peak_name = roofs[s.bf16 ? bf16_roof : 0].name;
         // Realized: flops over the bytes ridge's schedule moved from memory (its report).
         const ridge_report& rep = reports[si];
         const double realized = reported[si] && rep.memory_bytes > 0 ? rep.flops / rep.memory_bytes : intensity;
-        const int64_t footprint = 4 * (s.m * s.k + s.k * s.n + s.m * s.n);
+        const int64_t footprint = (s.bf16 ? 2 : 4) * (s.m * s.k + s.k * s.n) + 4 * s.m * s.n;
         const double bw = read_gbps_at(read_sweep_1t, footprint);
-        const double bound = std::min(fp32_peak, intensity * bw);
+        const double bound = std::min(peak, intensity * bw);
         Json j;
         j["name"] = s.name;
         j["m"] = s.m;
         j["n"] = s.n;
         j["k"] = s.k;
         j["threads"] = 1;
+        j["input"] = s.bf16 ? "bf16" : "f32";
+        j["kernel"] = ridge_gemm_kernel_name(s.bf16 ? RIDGE_BF16 : RIDGE_F32);
         put_spread(j, "measured", "gflops", g);
         j["ideal_intensity_flop_per_byte"] = intensity;
         j["footprint_bytes"] = footprint;
         j["read_gbps_at_footprint"] = bw;
         j["bound_gflops"] = bound;
-        j["bound_peak_gflops"] = fp32_peak;  // sgemm_rounds_peak
-        j["bound_by"] = intensity * bw < fp32_peak ? "bandwidth" : roofs.front().name + " peak";
+        j["bound_peak_gflops"] = peak;  // sgemm_rounds_peak, or bf16_rounds_peak
+        j["bound_by"] = intensity * bw < peak ? "bandwidth" : peak_name + " peak";
         j["percent_of_bound"] = 100.0 * g.median / bound;
         if (reported[si]) {
-            const double realized_bound = std::min(fp32_peak, realized * bw);
+            const double realized_bound = std::min(peak, realized * bw);
             j["path"] = rep.path;
             j["realized_memory_intensity_flop_per_byte"] = realized;
             j["realized_over_ideal_reuse"] = realized / intensity;
@@ -915,19 +963,21 @@ int roofline_main(int argc, char** argv) {
             j["measured_memory_bytes"] = rep.measured_memory_bytes >= 0 ? Json(rep.measured_memory_bytes)
                                                                         : Json(rep.hw_counters);
         }
-        gemms.push_back(j);
+        (s.bf16 ? bf16_gemms : gemms).push_back(j);
         placed.push_back({s.name, intensity, g.median, realized});
         std::fprintf(stderr, "  %-26s %8.1f GFLOP/s at I = %.2f (bound %.1f)\n", s.name.c_str(), g.median, intensity,
                      bound);
     }
     ridge_set_num_threads(0);
     out["sgemm"] = gemms;
+    if (any_bf16) out["bf16_gemm"] = bf16_gemms;
 
-    // The 1-thread compute roofs of the picture and the ridge points: the first
-    // at its rate among the sgemm samples (the roof they are held to), the others
-    // as the peaks section timed them.
+    // The 1-thread compute roofs of the picture and the ridge points: those the
+    // samples are held to at their rate among the samples, the others as the
+    // peaks section timed them.
     std::vector<std::pair<std::string, double>> roofs_1t = peaks_1t;
     roofs_1t.front().second = fp32_peak;
+    if (round_roofs.size() > 1) roofs_1t[bf16_roof].second = bf16_peak;
     // Ridge points at 1 thread: every compute roof against every read roof.
     Json ridges = Json::array();
     for (const auto& [cname, gflops] : roofs_1t)
@@ -949,12 +999,12 @@ int roofline_main(int argc, char** argv) {
     char sub[256];
     std::snprintf(sub, sizeof sub,
                   "%s family %d model %d, clock ~%.2f GHz; roofs: medians of this run (read bandwidth, zmm loads; "
-                  "the first flat roof timed among the sgemm samples); ridge %s",
+                  "the roofs the samples are held to timed among them); ridge %s",
                   cpu.vendor, cpu.family, cpu.model, clock.median, ridge_version());
     plot.set_subtitle(sub);
     for (const auto& [name, gbps] : read_1t) plot.add_memory_roof(name, gbps);
     for (const auto& [name, gflops] : roofs_1t) plot.add_compute_roof(name, gflops);
-    plot.set_points_heading("ridge sgemm, 1 thread");
+    plot.set_points_heading(any_bf16 ? "ridge sgemm and bf16 GEMM, 1 thread" : "ridge sgemm, 1 thread");
     // Dark colours and four marker shapes: apart from the roofs' colours, and
     // told apart without colour.
     const char* const colors[] = {"#111111", "#6a3d9a", "#b15928", "#1b7e5a", "#c51b7d", "#3b5b92"};
@@ -987,6 +1037,9 @@ int roofline_main(int argc, char** argv) {
                     double(p["peak_gflops"]));
     std::printf("  peak %-20s  1 thr  %8.1f GFLOP/s among the sgemm samples (their bound)\n",
                 std::string(rounds_peak["name"]).c_str(), fp32_peak);
+    if (round_roofs.size() > 1)
+        std::printf("  peak %-20s  1 thr  %8.1f GFLOP/s among the samples (the bf16 GEMM's bound)\n",
+                    roofs[bf16_roof].name.c_str(), bf16_peak);
     for (const Json& l : levels) {
         std::printf("  %-4s %2d thr  read %7.1f GB/s", std::string(l["level"]).c_str(), int(l["threads"]),
                     double(l.value("read_gbps", 0.0)));
