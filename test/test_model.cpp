@@ -323,6 +323,27 @@ TEST(Model, Avx512KernelOnA48KiBL1) {
     EXPECT_EQ(2040, bp.NC);
 }
 
+// The AMX bf16 kernel (MR = NR = 32, 2-byte elements) on the caches above,
+// KC raised to its registry floor of 1024:
+//   L1: C_Ar = floor(11 / (1 + 32/32)) = 5, KC = 5 * 4096 / (32*2) = 320 -> 1024.
+//   L2: C_Br = ceil(1024*32*2 / 131072) = 1, all but two ways 14; B's micro-panel
+//     (64 KiB) no longer in L1, so the A block gets half of L2: 8 ways,
+//     MC = 8 * 131072 / (1024*2) = 512.
+//   L3: C_Ac = ceil(512*1024*2 / 262144) = 4, C_Bc = 11, NC = 11 * 262144 / 2048 = 1408.
+// Without the floor the L1 model stands and MC takes all but two ways of L2:
+//   KC 320, C_Br = ceil(320*32*2 / 131072) = 1, MC = 14 * 131072 / 640 = 2867.2 -> 2848.
+TEST(Model, RaisedKcLeavesHalfOfL2ToTheBlockOfA) {
+    const CacheTopology t = topology_of({1, 48 * KiB, 12, 64, 1, "test"}, {2, 2 * MiB, 16, 64, 1, "test"},
+                                        {3, 4 * MiB, 16, 64, 1, "test"});
+    const ridge::BlockingParams raised = ridge::blocking_from_model(t, 32, 32, 2, 1024);
+    EXPECT_EQ(1024, raised.KC);
+    EXPECT_EQ(512, raised.MC);
+    EXPECT_EQ(1408, raised.NC);
+    const ridge::BlockingParams model = ridge::blocking_from_model(t, 32, 32, 2);
+    EXPECT_EQ(320, model.KC);
+    EXPECT_EQ(2848, model.MC);
+}
+
 // The fallback topology with the AVX2 kernel (MR=16, NR=6):
 //   L1 32 KiB 8-way: way = 4 KiB. C_Ar = floor(7 / (1 + 6/16)) = floor(5.09) = 5,
 //     KC = 5 * 4096 / (16*4) = 320.
