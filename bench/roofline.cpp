@@ -944,7 +944,8 @@ int roofline_main(int argc, char** argv) {
         j["k"] = s.k;
         j["threads"] = 1;
         j["input"] = s.bf16 ? "bf16" : "f32";
-        j["kernel"] = ridge_gemm_kernel_name(s.bf16 ? RIDGE_BF16 : RIDGE_F32);
+        // The kernel that ran, as the call's report names it (the GEMV shape's GEMV kernels).
+        j["kernel"] = reported[si] && rep.kernel ? rep.kernel : ridge_gemm_kernel_name(s.bf16 ? RIDGE_BF16 : RIDGE_F32);
         put_spread(j, "measured", "gflops", g);
         j["ideal_intensity_flop_per_byte"] = intensity;
         j["footprint_bytes"] = footprint;
