@@ -2,8 +2,8 @@
 """`ridge-bench paired`: runs, prints each round's rate of ridge and of every peer (positive), then
 each library's median rate and the median of ridge's rate over its rate per round (ridge's own exactly
 1, not the inverse), which must be those of the printed rounds; a malformed shape or input type is a
-usage error (exit 2), not a run; bf16 inputs time ridge and only the peers that take them. Nothing here depends on how fast the host runs: every check compares numbers the
-tool printed with each other.
+usage error (exit 2), not a run; bf16 inputs time ridge and only the peers that take them. Nothing
+here depends on how fast the host runs: every check compares numbers the tool printed with each other.
 
 usage: check_paired.py RIDGE_BENCH
 """
