@@ -18,6 +18,7 @@
 #include <map>
 #include <new>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,8 +106,35 @@ double read_gbps_at(int64_t bytes) {
     return it->second;
 }
 
+// The working set whose read bandwidth bounds a GEMM row: its largest
+// operand's bytes, at least 1 MiB.
+int64_t bandwidth_bytes(const Shape& s) {
+    const double p = input_bytes(s.input);
+    const int64_t largest = int64_t(std::max({p * s.m * s.k, p * s.k * s.n, 4.0 * s.m * s.n}));
+    return std::max<int64_t>(largest, 1 << 20);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One thread's read bandwidth at `bytes`, timed among the rows as BM_peak is:
+// the bound read_gbps_at gives a row comes from one moment, the first row of
+// that size, and on a shared host memory runs at a third of its rate for
+// minutes; summarize.py rescales those bounds by this median.
+void bm_read(benchmark::State& state, int64_t bytes) {
+    static std::map<int64_t, std::vector<float>> buffers;
+    std::vector<float>& buf = buffers[bytes];
+    if (buf.empty()) buf.assign(size_t(bytes / 4), 1.0f);
+    const int passes = int(std::max<int64_t>(1, (int64_t(64) << 20) / bytes));  // >= 64 MiB a sample
+    read_bytes(buf.data(), int64_t(buf.size()));  // fault the pages in, warm the caches
+    double read = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : state)
+        for (int pass = 0; pass < passes; ++pass) read += read_bytes(buf.data(), int64_t(buf.size()));
+    state.counters["GBps"] = read / seconds_since(start) * 1e-9;
+    buf.clear();
+    buf.shrink_to_fit();
 }
 
 void set_all_threads(int threads) {
@@ -183,10 +211,10 @@ void bm_gemm(benchmark::State& state, GemmLibrary* lib, Shape s, double peak_gfl
     const double p = input_bytes(s.input);
     const double ideal_bytes = p * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n;
     const double intensity = flops / ideal_bytes;
-    const int64_t largest = int64_t(std::max({p * s.m * s.k, p * s.k * s.n, 4.0 * s.m * s.n}));
-    const double gbps = read_gbps_at(std::max<int64_t>(largest, 1 << 20));
+    const double gbps = read_gbps_at(bandwidth_bytes(s));
     const double bound = std::min(peak_gflops_1t, intensity * gbps) * s.threads * 1e9;
     state.counters["bw_GBps"] = gbps;
+    state.counters["bw_bytes"] = double(bandwidth_bytes(s));  // summarize.py finds BM_read/<bytes> by it
     state.counters["I_ideal"] = intensity;
     state.counters["bound_FLOPS"] = bound;
     state.counters["pct_bound"] = 100.0 * achieved / bound;
@@ -381,6 +409,7 @@ int main(int argc, char** argv) {
         benchmark::AddCustomContext("peak_family_machine_" + type, machine_peak_family(t, peaks));
     }
     register_ukr_benchmarks();
+    std::set<int64_t> bandwidth_sizes;  // the working sets the GEMM rows' bounds read at
     for (const std::string& file : shape_files)
         for (const Shape& s : read_shapes(file))
             for (GemmLibrary* lib : gemm_libraries()) {
@@ -408,12 +437,15 @@ int main(int argc, char** argv) {
                 }
                 if (!wanted(lib->name(), libs) || !lib->supports(s.input)) continue;
                 if (s.report_on && lib->name() != "ridge") continue;  // the overhead is ridge's own
+                bandwidth_sizes.insert(bandwidth_bytes(s));
                 const double peak = peaks.gflops(lib->name() == "ridge" ? ridge_peak_family(s.input, peaks)
                                                                        : machine_peak_family(s.input, peaks));
                 const std::string name = std::string("BM_gemm/") + input_name(s.input) + "/" +
                                          (s.report_on ? "ridge+report" : lib->name()) + "/" + shape_name(s);
                 benchmark::RegisterBenchmark(name.c_str(), bm_gemm, lib, s, peak)->UseRealTime();
             }
+    for (int64_t bytes : bandwidth_sizes)
+        benchmark::RegisterBenchmark(("BM_read/" + std::to_string(bytes)).c_str(), bm_read, bytes)->UseRealTime();
     for (GemmLibrary* lib : gemm_libraries())
         benchmark::AddCustomContext("lib_" + lib->name(), lib->details());
 

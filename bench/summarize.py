@@ -54,6 +54,15 @@ def peak_scale(data, ctx, family):
     return startup, interleaved, startup / interleaved
 
 
+def interleaved_read(data, bytes_):
+    """Median GB/s of BM_read/<bytes> (one thread's read bandwidth at that working
+    set, timed among the rows), or None when the run did not time it."""
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") == "median" and b["run_name"].startswith(f"BM_read/{int(bytes_)}/"):
+            return b["GBps"]
+    return None
+
+
 def compute_bound(b, startup_peak):
     """Whether a GEMM row's bound is the compute peak (times its threads), not bandwidth."""
     if "bound_FLOPS" not in b:
@@ -85,6 +94,12 @@ def main(path):
             startup_peak, _, scale = peak_scale(data, ctx, family)
             if pct is not None and compute_bound(b, startup_peak):
                 pct *= scale
+            elif pct is not None and "bw_bytes" in b and b.get("bw_GBps"):
+                # Bound by bandwidth: ridge-bench's bound read the bandwidth once, at
+                # the first row of that size; hold the row to its median among the rows.
+                read = interleaved_read(data, b["bw_bytes"])
+                if read:
+                    pct *= b["bw_GBps"] / read
             families_used.setdefault(family, set()).add(dtype)
         rows.setdefault(key, {})[lib] = (value, pct)
         if lib not in libs:
@@ -94,7 +109,8 @@ def main(path):
         if interleaved:
             print(f"# ridge % of {'/'.join(sorted(dtypes))} GEMM: of the {PROBES[family][2]} peak timed among "
                   f"the rows: {interleaved:.1f} GFLOP/s (median of BM_peak; {startup_peak:.1f} at start-up)")
-    print("# decode and GEMV rows: ridge % of their roofline bound")
+    print("# rows bound by bandwidth (decode among them): ridge % of their roofline bound, at the read bandwidth "
+          "timed among the rows (BM_read) where the run has it; GEMV rows: as ridge-bench gives it")
     # The microkernels alone, panels in L1 (BM_ukr): the ceiling of every GEMM row below.
     peaks = {k: interleaved_peak(data, k) or float(ctx.get(PROBES[k][1], 0)) for k in PROBES}
     for b in data["benchmarks"]:

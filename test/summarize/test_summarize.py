@@ -4,7 +4,8 @@
 ridge % of a compute-bound GEMM row is taken against the FMA peak timed among
 the rows (BM_peak's median), not the one measured at start-up; rows bound by
 bandwidth, GEMV rows and a run without BM_peak keep ridge-bench's own figure.
-A bf16 row whose kernel runs AMX is held to AMX's probe, not to fp32 FMA's.
+A bf16 row whose kernel runs AMX is held to AMX's probe, not to fp32 FMA's; a row
+bound by bandwidth to the read probe's median among the rows (BM_read) where the run has it.
 Exit 0 when all hold; 1 with the reasons otherwise.
 """
 import contextlib
@@ -80,6 +81,20 @@ def main():
     expect("2048x2048x2048", got, 50.0)      # 500 of AMX's 1000, not of fp32's 160
     expect("512x512x512/t2", got, 50.0)      # bandwidth bound: as ridge-bench said
     expect("1024x1024x1024", got, 100.0)     # fp32: 160 of 160
+    # A row bound by bandwidth, its bound read at 10 GB/s (ridge-bench's one
+    # measurement at 64 MiB), the read probe's median among the rows 20: the row
+    # is held to 20, half the percent ridge-bench gave; without BM_read, as given.
+    bw = bench_json(200.0, 160.0)
+    bw["benchmarks"] += [
+        {"run_name": "BM_gemm/f32/ridge/4096x4096x16/real_time", "aggregate_name": "median",
+         "FLOPS": 120e9, "bound_FLOPS": 80e9, "peak_FLOPS": 200e9, "pct_bound": 150.0,
+         "bw_GBps": 10.0, "bw_bytes": 67108864.0},
+        {"run_name": "BM_read/67108864/real_time", "aggregate_name": "median", "GBps": 20.0}]
+    got = ridge_percent(summarize, bw)
+    expect("4096x4096x16", got, 75.0)        # 150 x 10 / 20
+    expect("4096x16x4096", got, 60.0)        # no bw_bytes (an older run's row): as given
+    bw["benchmarks"].pop()
+    expect("4096x4096x16", ridge_percent(summarize, bw), 150.0)
     # Without BM_peak in the run: ridge-bench's figures unchanged.
     got = ridge_percent(summarize, bench_json(200.0, None))
     expect("1024x1024x1024", got, 80.0)
