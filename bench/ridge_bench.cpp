@@ -123,9 +123,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // that size, and on a shared host memory runs at a third of its rate for
 // minutes; summarize.py rescales those bounds by this median.
 void bm_read(benchmark::State& state, int64_t bytes) {
-    static std::map<int64_t, std::vector<float>> buffers;
-    std::vector<float>& buf = buffers[bytes];
-    if (buf.empty()) buf.assign(size_t(bytes / 4), 1.0f);
+    std::vector<float> buf(size_t(bytes / 4), 1.0f);  // freed after each run: up to 256 MiB here
     const int passes = int(std::max<int64_t>(1, (int64_t(64) << 20) / bytes));  // >= 64 MiB a sample
     read_bytes(buf.data(), int64_t(buf.size()));  // fault the pages in, warm the caches
     double read = 0;
@@ -133,8 +131,6 @@ void bm_read(benchmark::State& state, int64_t bytes) {
     for (auto _ : state)
         for (int pass = 0; pass < passes; ++pass) read += read_bytes(buf.data(), int64_t(buf.size()));
     state.counters["GBps"] = read / seconds_since(start) * 1e-9;
-    buf.clear();
-    buf.shrink_to_fit();
 }
 
 void set_all_threads(int threads) {
