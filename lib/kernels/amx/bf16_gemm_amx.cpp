@@ -32,7 +32,11 @@ constexpr int kChunkBytes = kChunk * 32 * 2;  // one chunk of a 32-wide panel, e
 // (`[BETA=1] RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 21-31 NN bf16`, Intel
 // VM, with the direct store below in both): 2048^3 1.06-1.11 (its second KC step),
 // beta = 1 1024^3 1.01 and 1.06 reversed. Prefetched into L1 with write intent
-// instead, at beta = 0 too, it measured 1.00 at 1024^3.
+// instead, at beta = 0 too, it measured 1.00 at 1024^3. Only from 256 k steps
+// on: below, where C outgrows the cache, the blocked driver prefetches each
+// next tile of C into L1 already (registry.cpp: kAmxPrefetchCAheadBelowKc),
+// and a short call has no chunks to spread 64 prefetches over.
+constexpr int64_t kMinKcPrefetchingC = 256;
 inline void prefetch_columns_of_c(int64_t chunk, int64_t columns_per_chunk, const float* c, int64_t ldc) {
     const int64_t last = std::min<int64_t>(kNR, (chunk + 1) * columns_per_chunk);
     for (int64_t j = chunk * columns_per_chunk; j < last; ++j) {
@@ -82,7 +86,7 @@ void ukr_bf16_gemm_32x32__amx(int64_t kc, float alpha, const void* a_packed, con
     const char* a = static_cast<const char*>(a_packed);  // K-pairs: 16 pair-rows of 32 x 4 bytes per chunk
     const char* b = static_cast<const char*>(b_packed);  // K-chunks: 32 rows of 64 bytes per chunk
     const int64_t chunks = (kc + kChunk - 1) / kChunk;
-    const int64_t columns_per_chunk = beta == 0.0f ? 0 : (kNR + chunks - 1) / chunks;
+    const int64_t columns_per_chunk = beta == 0.0f || kc < kMinKcPrefetchingC ? 0 : (kNR + chunks - 1) / chunks;
     for (int64_t q = 0; q < chunks; ++q) {
         prefetch_columns_of_c(q, columns_per_chunk, c, ldc);
         _tile_loadd(4, b, 64);              // op(B)^T rows j 0-15
