@@ -10,18 +10,19 @@ namespace {
 
 // Four independent 4-float sums: as many vector chains as the compiler's
 // baseline ISA gives, without asking it to reassociate.
-double read_bytes_portable(const float* data, int64_t count) {
+double read_bytes_portable(const float* data, int64_t count, int streams) {
+    const int64_t segment = count / streams / 64 * 64;
     float s[4][4] = {};
-    int64_t i = 0;
-    for (; i + 16 <= count; i += 16)
-        for (int c = 0; c < 4; ++c)
-            for (int j = 0; j < 4; ++j) s[c][j] += data[i + 4 * c + j];
+    for (int64_t i = 0; i < segment; i += 16)
+        for (int st = 0; st < streams; ++st)
+            for (int c = 0; c < 4; ++c)
+                for (int j = 0; j < 4; ++j) s[c][j] += data[st * segment + i + 4 * c + j];
     float total = 0;  // every sum used, so no load is dead
     for (int c = 0; c < 4; ++c)
         for (int j = 0; j < 4; ++j) total += s[c][j];
     volatile float sink = total;
     (void)sink;
-    return double(i) * sizeof(float);
+    return double(segment) * streams * sizeof(float);
 }
 
 double read_write_bytes_portable(float* data, int64_t count) {
@@ -37,10 +38,10 @@ const char* bandwidth_vectors() {
     return "portable";
 }
 
-double read_bytes(const float* data, int64_t count) {
-    if (ridge::cpu_supports(ridge::Isa::avx512)) return read_bytes_avx512(data, count);
-    if (ridge::cpu_supports(ridge::Isa::avx2)) return read_bytes_avx2(data, count);
-    return read_bytes_portable(data, count);
+double read_bytes(const float* data, int64_t count, int streams) {
+    if (ridge::cpu_supports(ridge::Isa::avx512)) return read_bytes_avx512(data, count, streams);
+    if (ridge::cpu_supports(ridge::Isa::avx2)) return read_bytes_avx2(data, count, streams);
+    return read_bytes_portable(data, count, streams);
 }
 
 double read_write_bytes(float* data, int64_t count) {

@@ -32,17 +32,34 @@ std::vector<const PeakProbe*> probes_on_this_cpu();
 // when the CPU lacks that instruction or the family has no probe.
 double measured_peak_gflops(const std::string& family);
 
-// Reads `count` floats with zmm (ymm) loads; returns the bytes read.
-double read_bytes_avx512(const float* data, int64_t count);
-double read_bytes_avx2(const float* data, int64_t count);
+// Reads `count` floats with zmm (ymm) loads as `streams` equal segments read
+// side by side (256 bytes from each in turn); returns the bytes read.
+double read_bytes_avx512(const float* data, int64_t count, int streams);
+double read_bytes_avx2(const float* data, int64_t count, int streams);
 // The widest of the two this CPU has, else a portable loop (bandwidth.cpp).
-double read_bytes(const float* data, int64_t count);
+// One stream for the tuner's cache sweep, whose knees are a single stream's.
+double read_bytes(const float* data, int64_t count, int streams = 1);
 // "zmm", "ymm" or "portable": the loads read_bytes uses on this CPU.
 const char* bandwidth_vectors();
 
-// Median read bandwidth (GB/s) of one thread streaming a buffer of `bytes`
-// (the working set decides which level of the memory it measures).
-double measured_read_gbps(int64_t bytes);
+// The stream counts a read roof tries, its figure the fastest. A roof is the
+// most a level can deliver, and a kernel that reads several columns at once
+// (a GEMV, a packing loop) keeps more of the hardware prefetchers' streams
+// busy than one sequential read: on the Zen 4 VM one stream read 23-27 GB/s
+// from 128-256 MiB where 2-8 read 26-33, and at 16-32 MiB 2 streams read 1.1x
+// one; at 1 GiB one stream was fastest (25 against 13-19: the segments'
+// pages far apart), and past 8 streams every size read slower (16: 0.3-0.9x).
+// A GEMV reading A from memory ran 102-145% of the one-stream rate in the same
+// run (ridge-bench tables, Zen 4 and Intel VM).
+inline constexpr int kReadStreamCounts[] = {1, 2, 4, 8};
+
+struct ReadRate {
+    double gbps = 0;  // median of its samples
+    int streams = 1;  // the stream count that gave it
+};
+// One thread streaming a buffer of `bytes` (the working set decides which
+// level of the memory it measures): the fastest of kReadStreamCounts' medians.
+ReadRate measured_read_rate(int64_t bytes);
 
 // Short probes (ridge-bench --quick): the two functions above time one run
 // after the warm-up instead of the median of several, on a tenth of the FMA

@@ -99,12 +99,13 @@ std::vector<Shape> read_shapes(const std::string& path) {
 // Read bandwidth at a working set of `bytes`, measured once per size per run:
 // the roofline bound of a shape uses the bandwidth of the level its largest
 // operand lives in, found by streaming a buffer of that operand's size.
-double read_gbps_at(int64_t bytes) {
-    static std::map<int64_t, double> measured;
+ReadRate read_rate_at(int64_t bytes) {
+    static std::map<int64_t, ReadRate> measured;
     auto it = measured.find(bytes);
-    if (it == measured.end()) it = measured.emplace(bytes, measured_read_gbps(bytes)).first;
+    if (it == measured.end()) it = measured.emplace(bytes, measured_read_rate(bytes)).first;
     return it->second;
 }
+double read_gbps_at(int64_t bytes) { return read_rate_at(bytes).gbps; }
 
 // The working set whose read bandwidth bounds a GEMM row: its largest
 // operand's bytes, at least 1 MiB.
@@ -122,15 +123,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // the bound read_gbps_at gives a row comes from one moment, the first row of
 // that size, and on a shared host memory runs at a third of its rate for
 // minutes; summarize.py rescales those bounds by this median.
+// It reads as many streams side by side as the fastest of them at start-up.
 void bm_read(benchmark::State& state, int64_t bytes) {
+    const int streams = read_rate_at(bytes).streams;
     std::vector<float> buf(size_t(bytes / 4), 1.0f);  // freed after each run: up to 256 MiB here
     const int passes = int(std::max<int64_t>(1, (int64_t(64) << 20) / bytes));  // >= 64 MiB a sample
-    read_bytes(buf.data(), int64_t(buf.size()));  // fault the pages in, warm the caches
+    read_bytes(buf.data(), int64_t(buf.size()), streams);  // fault the pages in, warm the caches
     double read = 0;
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state)
-        for (int pass = 0; pass < passes; ++pass) read += read_bytes(buf.data(), int64_t(buf.size()));
+        for (int pass = 0; pass < passes; ++pass) read += read_bytes(buf.data(), int64_t(buf.size()), streams);
     state.counters["GBps"] = read / seconds_since(start) * 1e-9;
+    state.counters["streams"] = streams;
 }
 
 void set_all_threads(int threads) {
@@ -392,6 +396,8 @@ int main(int argc, char** argv) {
     const Peaks peaks = measure_peaks();
     benchmark::AddCustomContext("read_gbps_1t_256MiB", std::to_string(read_gbps_at(256 << 20)));
     benchmark::AddCustomContext("read_gbps_1t_64MiB", std::to_string(read_gbps_at(64 << 20)));
+    benchmark::AddCustomContext("read_streams_1t_256MiB_64MiB", std::to_string(read_rate_at(256 << 20).streams) +
+                                                                    " " + std::to_string(read_rate_at(64 << 20).streams));
     // Every family's figure, 0 where the CPU lacks it (summarize.py reads a 0 for AVX-512 as "ran AVX2").
     for (const auto& [family, gflops] : peaks.by_family)
         benchmark::AddCustomContext(peak_probe(family)->context, std::to_string(gflops));

@@ -331,7 +331,9 @@ struct Buffer {
 // One sample: each thread streams its own slice, working_set / threads bytes
 // (the aggregate working set is `ws`), `passes` times; GB/s of all threads
 // together over the wall time (run_together).
-Sample stream_sample_gbps(const Buffer& buf, int64_t ws, int threads, int64_t passes, Access access) {
+// Reads take `streams` segments side by side (peak.h: kReadStreamCounts).
+Sample stream_sample_gbps(const Buffer& buf, int64_t ws, int threads, int64_t passes, Access access,
+                          int streams = 1) {
     float* base = ws >= kUncachedBytes ? buf.data + (buf.bytes - ws) / int64_t(sizeof(float)) : buf.data;
     const Sample s = run_together(threads, [&](int me, int team) {
         // Whole 256-byte blocks: the kernels step by 64 floats.
@@ -339,7 +341,7 @@ Sample stream_sample_gbps(const Buffer& buf, int64_t ws, int threads, int64_t pa
         float* mine = base + me * slice;
         double bytes = 0;
         for (int64_t p = 0; p < passes; ++p)
-            bytes += access == Access::read ? read_bytes(mine, slice) : read_write_bytes(mine, slice);
+            bytes += access == Access::read ? read_bytes(mine, slice, streams) : read_write_bytes(mine, slice);
         return bytes;
     });
     return {s.value * 1e-9, s.had_cpu};
@@ -348,6 +350,7 @@ Sample stream_sample_gbps(const Buffer& buf, int64_t ws, int threads, int64_t pa
 struct BwPoint {
     int64_t working_set = 0;
     Spread gbps;
+    int streams = 1;  // reads: the stream count its samples used
 };
 
 struct Sweep {
@@ -355,6 +358,17 @@ struct Sweep {
     int threads;
     std::vector<BwPoint> points;
 };
+
+// The stream count of kReadStreamCounts that read `ws` fastest, one sample each.
+int fastest_streams(const Buffer& buf, int64_t ws, int threads, int64_t passes) {
+    int best = 1;
+    double best_gbps = 0;
+    for (const int streams : kReadStreamCounts) {
+        const double gbps = stream_sample_gbps(buf, ws, threads, passes, Access::read, streams).value;
+        if (gbps > best_gbps) best_gbps = gbps, best = streams;
+    }
+    return best;
+}
 
 // Sizes up to 256 MiB: samples of ~6 ms (many passes over small buffers), each
 // after one untimed pass that brings the buffer into the level being measured;
@@ -374,6 +388,9 @@ Sweep run_sweep(const Buffer& buf, const std::vector<int64_t>& sizes, int thread
     // Passes per sample, fixed by each size's first sample from the rate of the
     // size before it (the first round runs smallest first); a guess for the first.
     std::vector<int64_t> passes(fit.size(), 0);
+    // Reads: each size's stream count, the fastest of kReadStreamCounts in one
+    // sample each before its first sample (a roof is the most a level gives).
+    std::vector<int> streams(fit.size(), 0);
     double estimate_gbps = 150.0 * threads;
     const std::vector<Spread> got = sample_in_rounds(
         limits, 0.04,
@@ -384,12 +401,13 @@ Sweep run_sweep(const Buffer& buf, const std::vector<int64_t>& sizes, int thread
                 passes[i] =
                     uncached(ws) ? 1 : std::max<int64_t>(1, std::llround(0.006 * estimate_gbps * 1e9 / pass_bytes));
             if (!uncached(ws)) stream_sample_gbps(buf, ws, threads, 1, access);
-            const Sample x = stream_sample_gbps(buf, ws, threads, passes[i], access);
+            if (streams[i] == 0) streams[i] = access == Access::read ? fastest_streams(buf, ws, threads, passes[i]) : 1;
+            const Sample x = stream_sample_gbps(buf, ws, threads, passes[i], access, streams[i]);
             estimate_gbps = x.value;
             return x;
         },
         budget_seconds);
-    for (size_t i = 0; i < fit.size(); ++i) sw.points.push_back({fit[i], got[i]});
+    for (size_t i = 0; i < fit.size(); ++i) sw.points.push_back({fit[i], got[i], std::max(1, streams[i])});
     return sw;
 }
 
@@ -524,6 +542,16 @@ double read_gbps_at(const Sweep& sw, int64_t bytes) {
     return pts.back().gbps.median;
 }
 
+// The stream count of the sweep's size nearest `bytes` (in log(size)).
+int read_streams_at(const Sweep& sw, int64_t bytes) {
+    const BwPoint* nearest = &sw.points.front();
+    for (const BwPoint& p : sw.points)
+        if (std::abs(std::log(double(p.working_set) / double(bytes))) <
+            std::abs(std::log(double(nearest->working_set) / double(bytes))))
+            nearest = &p;
+    return nearest->streams;
+}
+
 // ---------------------------------------------------------------------------
 // sgemm shapes under the roofs
 
@@ -538,6 +566,41 @@ double ideal_intensity(const GemmShape& s) {
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
     const double input_bytes = s.bf16 ? 2.0 : 4.0;
     return flops / (input_bytes * (double(s.m) * s.k + double(s.k) * s.n) + 4.0 * double(s.m) * s.n);
+}
+
+// The bytes of A, B and C: the working set whose read bandwidth bounds the shape.
+int64_t footprint_bytes(const GemmShape& s) {
+    return (s.bf16 ? 2 : 4) * (s.m * s.k + s.k * s.n) + 4 * s.m * s.n;
+}
+
+// A read timed among the GEMM samples: `bytes` (whole 256-byte steps) with
+// the stream count the sweep found fastest there, for the shape it bounds.
+struct RoundRead {
+    size_t shape;
+    int64_t bytes;
+    int streams;
+    double sweep_gbps;
+};
+
+// One for each shape whose bound on the sweep's figures is its bandwidth's.
+std::vector<RoundRead> reads_to_time_in_rounds(const std::vector<GemmShape>& shapes, const Sweep& read_1t,
+                                               double fp32_peak, double bf16_peak) {
+    std::vector<RoundRead> reads;
+    for (size_t si = 0; si < shapes.size(); ++si) {
+        const int64_t bytes = footprint_bytes(shapes[si]) / 256 * 256;
+        const double gbps = read_gbps_at(read_1t, bytes);
+        if (ideal_intensity(shapes[si]) * gbps < (shapes[si].bf16 ? bf16_peak : fp32_peak))
+            reads.push_back({si, bytes, read_streams_at(read_1t, bytes), gbps});
+    }
+    return reads;
+}
+
+// One thread: an untimed pass (below kUncachedBytes), then ~6 ms of passes.
+Sample read_sample(const Buffer& buf, const RoundRead& r) {
+    const bool cached = r.bytes < kUncachedBytes;
+    const int64_t passes = cached ? std::max<int64_t>(1, std::llround(0.006 * r.sweep_gbps * 1e9 / double(r.bytes))) : 1;
+    if (cached) stream_sample_gbps(buf, r.bytes, 1, 1, Access::read, r.streams);
+    return stream_sample_gbps(buf, r.bytes, 1, passes, Access::read, r.streams);
 }
 
 // One shape's operands and its timed call: ridge_sgemm (or ridge_gemm_bf16)
@@ -776,7 +839,9 @@ int roofline_main(int argc, char** argv) {
     Json bandwidth;
     const std::string vectors = bandwidth_vectors();  // zmm, else ymm (bench/bandwidth.cpp)
     bandwidth["kernels"] = {
-        {"read", vectors + " loads into 4 independent sums (bench/read_avx512.cpp, bandwidth_avx2.cpp); bytes read"},
+        {"read", vectors + " loads into 4 independent sums (bench/read_avx512.cpp, bandwidth_avx2.cpp), each "
+                           "thread's slice read as 1, 2, 4 or 8 equal segments side by side (a point's `streams`: "
+                           "the fastest of one sample each, taken before its first sample); bytes read"},
         {"read_write", vectors + " load, sign flip, store back in place (bench/roofline_rw_avx512.cpp, "
                                  "bandwidth_avx2.cpp); bytes read + written"}};
     bandwidth["working_set"] =
@@ -798,6 +863,7 @@ int roofline_main(int argc, char** argv) {
             Json jp;
             jp["working_set_bytes"] = p.working_set;
             jp["per_thread_bytes"] = p.working_set / sw.threads;
+            if (sw.access == Access::read) jp["streams"] = p.streams;
             put_spread(jp, access_key(sw.access), "gbps", p.gbps);
             pts.push_back(jp);
         }
@@ -890,18 +956,26 @@ int roofline_main(int argc, char** argv) {
     // bound from another minute than the rate it bounds reads above 100%.
     std::vector<size_t> round_roofs{0};
     if (any_bf16 && bf16_roof != 0) round_roofs.push_back(bf16_roof);
+    // So is a shape the sweep puts under a memory roof: held to a read of its
+    // footprint timed in the same rounds (a main job on the Zen 4 VM: the
+    // sweep read 20.4 GB/s at 64 MiB, the GEMV sample minutes later 25.2 at
+    // its 64 MiB: 123% of a bound from another minute).
+    const std::vector<RoundRead> round_reads =
+        reads_to_time_in_rounds(shapes, read_sweep_1t, peaks_1t.front().second, peaks_1t[bf16_roof].second);
     std::vector<std::unique_ptr<GemmTimer>> timers;
     for (const GemmShape& s : shapes) timers.push_back(std::make_unique<GemmTimer>(s));
+    const size_t first_read = shapes.size() + round_roofs.size();
     const std::vector<Spread> round_spreads = sample_in_rounds(
-        std::vector<SampleLimits>(shapes.size() + round_roofs.size(), {5, 5}), 0.0, [&](size_t i) {
+        std::vector<SampleLimits>(first_read + round_reads.size(), {5, 5}), 0.0, [&](size_t i) {
             if (i < shapes.size()) return timers[i]->sample_gflops();
+            if (i >= first_read) return read_sample(buf, round_reads[i - first_read]);
             const size_t ri = round_roofs[i - shapes.size()];
             return probe_gflops(roofs[ri].probe, iterations[ri], 1);
         });
     const std::vector<Spread> gemm_spreads(round_spreads.begin(), round_spreads.begin() + std::ptrdiff_t(shapes.size()));
     const Spread& peak_in_rounds = round_spreads[shapes.size()];
     const double fp32_peak = peak_in_rounds.median;
-    const double bf16_peak = round_spreads[shapes.size() + round_roofs.size() - 1].median;  // the first roof's if no other
+    const double bf16_peak = round_spreads[first_read - 1].median;  // the first roof's if no other
     Json rounds_peak;
     rounds_peak["name"] = roofs.front().name;
     put_spread(rounds_peak, "peak", "gflops", peak_in_rounds);
@@ -934,8 +1008,11 @@ int roofline_main(int argc, char** argv) {
         // Realized: flops over the bytes ridge's schedule moved from memory (its report).
         const ridge_report& rep = reports[si];
         const double realized = reported[si] && rep.memory_bytes > 0 ? rep.flops / rep.memory_bytes : intensity;
-        const int64_t footprint = (s.bf16 ? 2 : 4) * (s.m * s.k + s.k * s.n) + 4 * s.m * s.n;
-        const double bw = read_gbps_at(read_sweep_1t, footprint);
+        const int64_t footprint = footprint_bytes(s);
+        const double sweep_bw = read_gbps_at(read_sweep_1t, footprint);
+        const auto read = std::find_if(round_reads.begin(), round_reads.end(),
+                                       [&](const RoundRead& r) { return r.shape == si; });
+        const double bw = read == round_reads.end() ? sweep_bw : round_spreads[first_read + size_t(read - round_reads.begin())].median;
         const double bound = std::min(peak, intensity * bw);
         Json j;
         j["name"] = s.name;
@@ -949,7 +1026,9 @@ int roofline_main(int argc, char** argv) {
         put_spread(j, "measured", "gflops", g);
         j["ideal_intensity_flop_per_byte"] = intensity;
         j["footprint_bytes"] = footprint;
-        j["read_gbps_at_footprint"] = bw;
+        j["read_gbps_at_footprint"] = bw;  // timed in the rounds where bandwidth bounds the shape
+        j["read_gbps_sweep_at_footprint"] = sweep_bw;
+        if (read != round_reads.end()) j["read_streams_in_rounds"] = read->streams;
         j["bound_gflops"] = bound;
         j["bound_peak_gflops"] = peak;  // sgemm_rounds_peak, or bf16_rounds_peak
         j["bound_by"] = intensity * bw < peak ? "bandwidth" : peak_name + " peak";
@@ -966,8 +1045,12 @@ int roofline_main(int argc, char** argv) {
         }
         (s.bf16 ? bf16_gemms : gemms).push_back(j);
         placed.push_back({s.name, intensity, g.median, realized});
-        std::fprintf(stderr, "  %-26s %8.1f GFLOP/s at I = %.2f (bound %.1f)\n", s.name.c_str(), g.median, intensity,
+        std::fprintf(stderr, "  %-26s %8.1f GFLOP/s at I = %.2f (bound %.1f", s.name.c_str(), g.median, intensity,
                      bound);
+        if (read != round_reads.end())
+            std::fprintf(stderr, ": a read of %s, %d stream(s), %.1f GB/s in these rounds, %.1f in the sweep",
+                         human_bytes(read->bytes).c_str(), read->streams, bw, sweep_bw);
+        std::fprintf(stderr, ")\n");
     }
     ridge_set_num_threads(0);
     out["sgemm"] = gemms;

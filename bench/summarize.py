@@ -121,7 +121,8 @@ def main(path):
             share = f" ({100 * gf / peak:.0f}% of the {PROBES[m.group(2)][2]} peak)" if peak else ""
             print(f"# microkernel {m.group(1)}/{m.group(2)}/{m.group(3)} in L1: {gf:.1f} GFLOP/s{share}")
     for k in ("peak_fp32_avx512_gflops_1t", "peak_fp32_avx2_gflops_1t", "peak_bf16_avx512bf16_gflops_1t",
-              "peak_bf16_amx_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB", "lib_openblas",
+              "peak_bf16_amx_gflops_1t", "read_gbps_1t_256MiB", "read_gbps_1t_64MiB",
+              "read_streams_1t_256MiB_64MiB", "lib_openblas",
               "openblas_own_pick", "lib_blis", "env_OPENBLAS_CORETYPE", "env_RIDGE_ISA"):
         if k in ctx:
             print(f"# {k}: {ctx[k]}")
