@@ -54,7 +54,8 @@ std::string forced_profile(const ridge::CpuSignature& sig, const char* small_pat
            "  \"gemv\": {\"prefetch_elements\": 0},\n"
            "  \"stream_c\": {\"min_bytes\": " +
            std::to_string(int64_t(2 * ridge::runtime_config().last_level_cache_bytes)) + "},\n"
-           "  \"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": true},\n"
+           "  \"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": true, "
+           "\"a_packed_while_computing_from_memory\": true},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
@@ -641,9 +642,12 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_EQ(4, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
         EXPECT_TRUE(cfg.blocked_a_in_place);
         EXPECT_TRUE(cfg.blocked_ir_outside_jr);
+        EXPECT_TRUE(cfg.blocked_a_packed_while_computing_from_memory);
     } else {  // the built-in figures (paths.cpp)
         EXPECT_FALSE(cfg.blocked_a_in_place) << "A read in place on the blocked path only where a profile says so";
         EXPECT_FALSE(cfg.blocked_ir_outside_jr) << "the ir loop outside jr only where a profile says so";
+        EXPECT_FALSE(cfg.blocked_a_packed_while_computing_from_memory)
+            << "A from memory packed while computing only where a profile says so";
         EXPECT_EQ(128, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);

@@ -170,6 +170,8 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     Json blocked = Json::object();
     if (run.a_in_place.in_place >= 0) blocked["a_in_place"] = run.a_in_place.in_place == 1;
     if (run.ir_outside_jr.ir_outside >= 0) blocked["ir_outside_jr"] = run.ir_outside_jr.ir_outside == 1;
+    if (run.a_packed_while_computing.from_memory >= 0)
+        blocked["a_packed_while_computing_from_memory"] = run.a_packed_while_computing.from_memory == 1;
     if (!blocked.empty()) j["blocked_path"] = blocked;
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);

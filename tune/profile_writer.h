@@ -11,6 +11,7 @@
 #include "cache_probe.h"
 #include "gemv_prefetch.h"
 #include "ir_outside_jr.h"
+#include "a_packed_while_computing.h"
 #include "model_table.h"
 #include "search.h"
 #include "tuning/profile.h"
@@ -28,6 +29,7 @@ struct TuneRun {
     GemvPrefetchChoice gemv;                  // gemv.elements -1: not measured
     AInPlaceChoice a_in_place;                // a_in_place.in_place -1: not measured
     IrOutsideJrChoice ir_outside_jr;          // ir_outside_jr.ir_outside -1: not measured
+    APackedWhileComputingChoice a_packed_while_computing;  // .from_memory -1: not measured
     double small_max_a_floats = 0;            // kept at the library's figure (recorded)
     std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
 };

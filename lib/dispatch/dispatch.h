@@ -57,6 +57,9 @@ struct RuntimeConfig {
                                          // blocked_schedule.cpp): where a profile says it pays here
     bool blocked_ir_outside_jr = false;  // the blocked path may run a block's ir loop outside jr
                                          // (runs_ir_outside_jr, blocked_schedule.cpp): where a profile says so
+    bool blocked_a_packed_while_computing_from_memory = false;  // the first micro-panel packs a block of A
+                                         // from memory as it computes, for few columns of C
+                                         // (a_rows_within_cache, paths.cpp): where a profile says so
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };

@@ -746,9 +746,22 @@ bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
 // 2000 x 768 / 1024 x 500 1.002 / 1.000, 1000^3 0.991-0.993, 1024^3
 // 0.996-0.997, 3000 x 1000 x 1000 0.969; and A from memory (8192 x 256 x
 // 4096, 128 MiB) 0.981, as in the rule's first measurements.
+// From memory the twin reads each of kc columns in 128-byte runs a page
+// apart, but for few columns of C the pass it saves is a large share of the
+// call (A packed for n / NR micro-panels): on the Zen 4 VM, 1 thread, 4096 x
+// n x 4096 (64 MiB of A; perf, cpu-clock: the pass 16% of the call at n =
+// 96), all rows against the rule above (an experiment build, `RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 7-11`): n = 80 1.067, 96 1.046, 128 1.038, 192
+// 1.031, 256 1.038, 384 1.009, 512 1.020, 1024 1.007 (the twin's prefetch of
+// A's source 32 or 64 k steps ahead instead of 8: 0.96 / 0.89; 4 steps
+// 1.004). On the Intel VM 8192 x 256 x 4096 lost (above), so it is a
+// profile's to turn on, up to kTwinFromMemoryMaxColumns columns, where
+// ridge-tune times it (tune/a_packed_while_computing.cpp).
 constexpr int64_t kTwinFromCacheMaxColumns = 512;
+constexpr int64_t kTwinFromMemoryMaxColumns = 256;
 int64_t a_rows_within_cache(const RuntimeConfig& cfg, const GemmArgs& g) {
     const int64_t row_bytes = int64_t(dtype_bytes(g.input)) * g.k;
+    if (cfg.blocked_a_packed_while_computing_from_memory && g.n <= kTwinFromMemoryMaxColumns) return INT64_MAX;
     if (g.n > kTwinFromCacheMaxColumns || row_bytes <= 0) return a_rows_within_l2(g);
     return std::max(a_rows_within_l2(g), int64_t(cfg.last_level_cache_bytes / double(row_bytes)));
 }

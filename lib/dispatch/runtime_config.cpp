@@ -117,6 +117,12 @@ void print_config(const RuntimeConfig& cfg) {
                  cfg.blocked_ir_outside_jr
                      ? "a block's ir loop outside jr for A from memory (profile: faster here)"
                      : "the ir loop always inside jr (ir outside jr, for A from memory, is a profile's to turn on)");
+    std::fprintf(stderr, "ridge: blocked path: %s\n",
+                 cfg.blocked_a_packed_while_computing_from_memory
+                     ? "a block of A from memory packed by the first micro-panel's tiles as they compute, for "
+                       "few columns of C (profile: faster here than the packing pass)"
+                     : "a block of A from memory packed before the tiles (packing it as they compute, for few "
+                       "columns of C, is a profile's to turn on)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -243,6 +249,8 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_stream_c) cfg.stream_c_min_bytes = profile->stream_c_min_bytes;
         if (profile->has_blocked_a_in_place) cfg.blocked_a_in_place = profile->blocked_a_in_place;
         if (profile->has_blocked_ir_outside_jr) cfg.blocked_ir_outside_jr = profile->blocked_ir_outside_jr;
+        if (profile->has_blocked_a_packed_while_computing_from_memory)
+            cfg.blocked_a_packed_while_computing_from_memory = profile->blocked_a_packed_while_computing_from_memory;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }

@@ -271,15 +271,22 @@ private:
         return s;
     }
 
-    // Optional: absent leaves has_blocked_a_in_place and has_blocked_ir_outside_jr
-    // false; present, it holds "a_in_place", "ir_outside_jr" or both, each a boolean.
+    // Optional: absent leaves has_blocked_a_in_place, has_blocked_ir_outside_jr
+    // and has_blocked_a_packed_while_computing_from_memory false; present, it
+    // holds "a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory"
+    // or several of them, each a boolean.
     ProfileStatus read_blocked_path(const JsonNode* blocked, Profile* out) {
         if (blocked == nullptr) return ProfileStatus::loaded;
         if (!JsonDocument::is_object(blocked)) return fail(ProfileStatus::corrupt, "\"blocked_path\" is not an object");
         const JsonNode* in_place = doc_.object_get(blocked, "a_in_place");
         const JsonNode* ir_outside = doc_.object_get(blocked, "ir_outside_jr");
-        if (in_place == nullptr && ir_outside == nullptr)
-            return fail(ProfileStatus::corrupt, "\"blocked_path\" has neither \"a_in_place\" nor \"ir_outside_jr\"");
+        const JsonNode* while_computing = doc_.object_get(blocked, "a_packed_while_computing_from_memory");
+        if (in_place == nullptr && ir_outside == nullptr && while_computing == nullptr)
+            return fail(ProfileStatus::corrupt, "\"blocked_path\" has none of \"a_in_place\", \"ir_outside_jr\" and "
+                                                "\"a_packed_while_computing_from_memory\"");
+        if (while_computing != nullptr && !JsonDocument::is_bool(while_computing))
+            return fail(ProfileStatus::corrupt,
+                        "\"blocked_path\".\"a_packed_while_computing_from_memory\" is not true/false");
         if (in_place != nullptr && !JsonDocument::is_bool(in_place))
             return fail(ProfileStatus::corrupt, "\"blocked_path\".\"a_in_place\" is not true/false");
         if (ir_outside != nullptr && !JsonDocument::is_bool(ir_outside))
@@ -288,6 +295,9 @@ private:
         out->blocked_a_in_place = in_place != nullptr && in_place->type == JsonType::true_value;
         out->has_blocked_ir_outside_jr = ir_outside != nullptr;
         out->blocked_ir_outside_jr = ir_outside != nullptr && ir_outside->type == JsonType::true_value;
+        out->has_blocked_a_packed_while_computing_from_memory = while_computing != nullptr;
+        out->blocked_a_packed_while_computing_from_memory =
+            while_computing != nullptr && while_computing->type == JsonType::true_value;
         return ProfileStatus::loaded;
     }
 

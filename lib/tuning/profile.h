@@ -99,6 +99,12 @@ struct Profile {
     // answer, no, otherwise).
     bool has_blocked_ir_outside_jr = false;
     bool blocked_ir_outside_jr = false;
+    // Whether the first micro-panel's tiles pack a block of A from memory as
+    // they compute, for few columns of C (paths.cpp: a_rows_within_cache),
+    // where ridge-tune measured it ("blocked_path":
+    // {"a_packed_while_computing_from_memory": true|false}; no otherwise).
+    bool has_blocked_a_packed_while_computing_from_memory = false;
+    bool blocked_a_packed_while_computing_from_memory = false;
 
     // The smallest C (bytes) the blocked path writes with non-temporal stores
     // where it is written once (use_streaming_c in paths.cpp): the
