@@ -123,7 +123,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // the bound read_gbps_at gives a row comes from one moment, the first row of
 // that size, and on a shared host memory runs at a third of its rate for
 // minutes; summarize.py rescales those bounds by this median.
-// It reads as many streams side by side as the fastest of them at start-up.
+// It reads as many streams side by side as were fastest when read_rate_at
+// first measured that size (the first row of it, or this row).
 void bm_read(benchmark::State& state, int64_t bytes) {
     const int streams = read_rate_at(bytes).streams;
     std::vector<float> buf(size_t(bytes / 4), 1.0f);  // freed after each run: up to 256 MiB here
