@@ -2135,26 +2135,29 @@ TEST(Kernels, FirstMicroPanelPacksAWithinTheCacheForFewColumns) {
 
 // Where a profile turns it on (RuntimeConfig::blocked_a_packed_while_computing_from_memory),
 // the first micro-panel's tiles pack an A from memory too, for a C of at most
-// 256 columns (paths.cpp: kTwinFromMemoryMaxColumns); not for 257, and not
-// without the profile's word. C comes out the same bits either way
+// 256 columns (paths.cpp: kTwinFromMemoryMaxColumns) and A's columns a
+// multiple of 4 KiB apart; not for 257 columns, not 16 rows further apart,
+// and not without the profile's word. C comes out the same bits either way
 // (Kernels tests of the twin above); this is the choice alone.
 TEST(Kernels, FirstMicroPanelPacksAFromMemoryForFewColumnsWhereAProfileSaysSo) {
     ridge::RuntimeConfig cfg = ridge::runtime_config();
     const ridge::GemmChoice& choice = cfg.gemm(ridge::Dtype::f32);
     if (choice.kernel->ukr_packing_a == nullptr) GTEST_SKIP() << choice.kernel->name << " has no A-packing twin";
     const int64_t k = 1024;
-    const int64_t m = int64_t(cfg.last_level_cache_bytes / (4.0 * double(k))) + 64;  // past the cache
+    // Past the cache, a multiple of 1024 rows (columns 4 KiB apart)
+    const int64_t m = (int64_t(cfg.last_level_cache_bytes / (4.0 * double(k))) / 1024 + 1) * 1024;
     for (bool on : {false, true}) {
         cfg.blocked_a_packed_while_computing_from_memory = on;
-        for (const int64_t n : {int64_t(96), int64_t(256), int64_t(257)}) {
-            ridge::GemmArgs g;
-            g.m = m, g.n = n, g.k = k, g.lda = m, g.ldb = k, g.ldc = m;
-            g.alpha = 1.0f, g.beta = 0.0f;
-            const ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
-            ASSERT_TRUE(plan.a_from_memory) << m << " rows";
-            EXPECT_EQ(on && n <= 256, ridge::make_schedule(g, plan, 1).a_packed_by_first_micro_panel)
-                << m << " x " << n << " x " << k << (on ? ", profile on" : ", profile off");
-        }
+        for (const int64_t n : {int64_t(96), int64_t(256), int64_t(257)})
+            for (const int64_t lda : {m, m + 16}) {
+                ridge::GemmArgs g;
+                g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = k, g.ldc = m;
+                g.alpha = 1.0f, g.beta = 0.0f;
+                const ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
+                ASSERT_TRUE(plan.a_from_memory) << m << " rows";
+                EXPECT_EQ(on && n <= 256 && lda == m, ridge::make_schedule(g, plan, 1).a_packed_by_first_micro_panel)
+                    << m << " x " << n << " x " << k << ", lda " << lda << (on ? ", profile on" : ", profile off");
+            }
     }
 }
 

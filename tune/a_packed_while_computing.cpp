@@ -15,6 +15,7 @@ constexpr int64_t kDepth = 4096;
 // Two widths of C within the library's limit for the rule (paths.cpp:
 // kTwinFromMemoryMaxColumns, 256): 8 and 16 micro-panels of 12 columns.
 constexpr int64_t kNarrow = 96, kWide = 192;
+constexpr int64_t kColumnRows = 1024;  // fp32: 4 KiB
 
 }  // namespace
 
@@ -24,7 +25,9 @@ APackedWhileComputingChoice search_a_packed_while_computing(const ridge::GemmKer
     if (kernel.input != ridge::Dtype::f32 || kernel.ukr_packing_a == nullptr) return out;
     ridge::GemmPlan pass = blocked_plan(kernel, blocking);
     const int64_t rows = std::max<int64_t>(pass.a_rows_in_l3, pass.blocking.MC);
-    const int64_t m = (2 * rows + kernel.MR - 1) / kernel.MR * kernel.MR;
+    // Rows (A's leading dimension) a multiple of 1024: its columns 4 KiB
+    // apart, the only stride the library applies the rule at (paths.cpp).
+    const int64_t m = (2 * rows + kColumnRows - 1) / kColumnRows * kColumnRows;
     pass.a_from_memory = true;
     pass.a_rows_within_cache = 0;  // the packing pass for every block
     ridge::GemmPlan while_computing = pass;

@@ -754,14 +754,24 @@ bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
 // ridge-ab OLD NEW M N K 7-11`): n = 80 1.067, 96 1.046, 128 1.038, 192
 // 1.031, 256 1.038, 384 1.009, 512 1.020, 1024 1.007 (the twin's prefetch of
 // A's source 32 or 64 k steps ahead instead of 8: 0.96 / 0.89; 4 steps
-// 1.004). On the Intel VM 8192 x 256 x 4096 lost (above), so it is a
-// profile's to turn on, up to kTwinFromMemoryMaxColumns columns, where
-// ridge-tune times it (tune/a_packed_while_computing.cpp).
+// 1.004). Those rows were A's columns 16 KiB apart, where the pass's chunks
+// (pack.cpp: 16 columns across all panels) fall on one L1 set; off a multiple
+// of 4 KiB the pass ran 1.1x as fast and the twin gained nothing (96 columns:
+// 4000 / 5000 / 6528 rows 1.001 / 1.001 / 0.994, ridge-tune's 6528 rows
+// 0.905; 8192 rows 1.046). On the Intel VM 8192 x 256 x 4096 lost (above),
+// so it is a profile's to turn on, up to kTwinFromMemoryMaxColumns columns
+// at a stride of a multiple of 4 KiB, where ridge-tune times it
+// (tune/a_packed_while_computing.cpp).
 constexpr int64_t kTwinFromCacheMaxColumns = 512;
 constexpr int64_t kTwinFromMemoryMaxColumns = 256;
+bool twin_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
+    const int64_t column_bytes = g.lda * int64_t(dtype_bytes(g.input));
+    return cfg.blocked_a_packed_while_computing_from_memory && g.n <= kTwinFromMemoryMaxColumns && !g.trans_a &&
+           column_bytes % kL1SetPeriodBytes == 0;
+}
 int64_t a_rows_within_cache(const RuntimeConfig& cfg, const GemmArgs& g) {
     const int64_t row_bytes = int64_t(dtype_bytes(g.input)) * g.k;
-    if (cfg.blocked_a_packed_while_computing_from_memory && g.n <= kTwinFromMemoryMaxColumns) return INT64_MAX;
+    if (twin_from_memory(cfg, g)) return INT64_MAX;
     if (g.n > kTwinFromCacheMaxColumns || row_bytes <= 0) return a_rows_within_l2(g);
     return std::max(a_rows_within_l2(g), int64_t(cfg.last_level_cache_bytes / double(row_bytes)));
 }

@@ -120,7 +120,8 @@ void print_config(const RuntimeConfig& cfg) {
     std::fprintf(stderr, "ridge: blocked path: %s\n",
                  cfg.blocked_a_packed_while_computing_from_memory
                      ? "a block of A from memory packed by the first micro-panel's tiles as they compute, for "
-                       "few columns of C (profile: faster here than the packing pass)"
+                       "few columns of C and A's columns 4 KiB multiples apart (profile: faster here than the "
+                       "packing pass)"
                      : "a block of A from memory packed before the tiles (packing it as they compute, for few "
                        "columns of C, is a profile's to turn on)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
