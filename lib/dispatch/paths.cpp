@@ -764,11 +764,13 @@ bool a_within_l2(const GemmArgs& g) { return g.m <= a_rows_within_l2(g); }
 // (tune/a_packed_while_computing.cpp).
 constexpr int64_t kTwinFromCacheMaxColumns = 512;
 constexpr int64_t kTwinFromMemoryMaxColumns = 256;
+namespace {
 bool twin_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
     const int64_t column_bytes = g.lda * int64_t(dtype_bytes(g.input));
     return cfg.blocked_a_packed_while_computing_from_memory && g.n <= kTwinFromMemoryMaxColumns && !g.trans_a &&
            column_bytes % kL1SetPeriodBytes == 0;
 }
+}  // namespace
 int64_t a_rows_within_cache(const RuntimeConfig& cfg, const GemmArgs& g) {
     const int64_t row_bytes = int64_t(dtype_bytes(g.input)) * g.k;
     if (twin_from_memory(cfg, g)) return INT64_MAX;
