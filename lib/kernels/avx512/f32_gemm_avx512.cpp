@@ -96,7 +96,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
     b += kNR;
 }
 
-// The tile of C is prefetched during the last late_k_steps (48) k steps, one column
+// The tile of C is prefetched during the last late_k_steps (96: below) k steps, one column
 // (2 lines) every kStepsPerColumnOfC steps, with write intent (prefetchw: the
 // lines arrive ready to be stored to). Prefetched at the start of the k loop
 // instead, they sit in L1 for all of it, where the streaming A panel can evict
@@ -172,6 +172,18 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 // path loses inside the kernel (about 2% at 2048^3) is where its operands come
 // from, and the code GCC emits is sensitive to how the loops are written.
 
+// k steps per column of C in the late prefetch: 8, so 96 late steps (about
+// 1150 cycles at Zen 5's FMA rate, a k step 12 cycles there). The figures
+// above are from 4 (48 steps), where 2 and 8 measured no different on the
+// Intel VM and the Zen 4 (at KC 256-320). On the Zen 5 at its profile's KC
+// 512, 8 against 4 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 11-15`, with
+// the profile): 2048^3 1.017 / 1.008, 1024^3 1.008 / 1.023, 1536^3 1.015,
+// 1024^3 NT 1.020; without a profile (KC 256) 2048^3 1.018, 1024^3 1.013; 16
+// (192 steps) 1.020 at 1024^3 but 0.953 at 2048^3, 12 no better than 8
+// (0.999 / 0.991). A Zen 5 k step takes half a Zen 4 step's time, so the
+// same steps hide half the latency of C's fetch there.
+constexpr int kStepsPerColumnOfC = 8;
+
 // Below this depth the tile of C is not prefetched at all: a call of a few
 // hundred cycles has no k steps to hide a fetch behind, and its prefetches
 // only held fill buffers the A panel's loads wanted (C in ordinary stores,
@@ -193,7 +205,7 @@ template <bool kPrefetchC>
 inline void accumulate_32x12(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              __m512 (&lo)[kNR], __m512 (&hi)[kNR]) {
     zero_tile(lo, hi);
-    const int64_t late_steps = kPrefetchC && kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
+    const int64_t late_steps = kPrefetchC && kc >= kMinKcPrefetchingC ? late_k_steps<kNR, kStepsPerColumnOfC>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12(a, b, lo, hi);
     if (!kPrefetchC || late_steps == 0) return;
@@ -252,7 +264,7 @@ void ukr_f32_gemm_32x12_packing_a__avx512(int64_t kc, float alpha, const float* 
     zero_tile(lo, hi);
     auto* packed = static_cast<float*>(a_panel);
     const auto* b = static_cast<const float*>(b_panel);
-    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
+    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR, kStepsPerColumnOfC>(kc) : 0;
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc - late_steps; ++p) k_step_32x12_packing_a(a, lda, packed, b, lo, hi);
     if (late_steps > 0)
@@ -269,7 +281,7 @@ void ukr_f32_gemm_32x12_packing_b__avx512(int64_t kc, float alpha, const void* a
     const auto* a = static_cast<const float*>(a_panel);
     auto* packed = static_cast<float*>(b_panel);
     const float* packed_step = packed;  // the k steps' B values, read back as the packed kernel reads them
-    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR>(kc) : 0;
+    const int64_t late_steps = kc >= kMinKcPrefetchingC ? late_k_steps<kNR, kStepsPerColumnOfC>(kc) : 0;
     const int64_t blocks = (kc - late_steps) / 16;  // packed just before their 16 steps run
     for (int64_t block = 0; block < blocks; ++block) {
         pack_16_steps_of_b(b + block * 16, ldb, packed + block * 16 * kNR);

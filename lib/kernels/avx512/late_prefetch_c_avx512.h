@@ -9,14 +9,12 @@
 
 namespace ridge {
 
-// k steps per column of C prefetched (a column every 2 or 8 measured no different).
-constexpr int kStepsPerColumnOfC = 4;
-
-// How many of a kernel's k steps run late: kStepsPerColumnOfC per column of
-// its NR, or all of them for a short k (the prefetches then come closer together).
-template <int NR>
+// How many of a kernel's k steps run late: steps_per_column (the kernel's
+// choice, with its measurements) per column of its NR, or all of them for a
+// short k (the prefetches then come closer together).
+template <int NR, int StepsPerColumn>
 inline int64_t late_k_steps(int64_t steps) {
-    constexpr int64_t kLate = int64_t{NR} * kStepsPerColumnOfC;
+    constexpr int64_t kLate = int64_t{NR} * StepsPerColumn;
     return steps < kLate ? steps : kLate;
 }
 

@@ -46,7 +46,10 @@ inline void k_pair_step_32x12(const uint32_t*& a, const uint32_t*& b, __m512 (&l
 // the Zen 4 (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 11-21 NN bf16`, two
 // copies of one build 1.001-1.004): 2048^3 1.004-1.011 over four runs, TN /
 // NT 1.008 / 1.003, 2 threads 1.012; 1024^3 0.992-1.010 (median of five
-// 1.002), 512^3 1.003.
+// 1.002), 512^3 1.003. A column every 4 k-pair steps (48 late steps): every
+// 8, as the fp32 kernel now has it, ran 0.988 at 2048^3 on the Zen 5
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW 2048 2048 2048 9 NN bf16`).
+constexpr int kStepsPerColumnOfC = 4;
 
 }  // namespace
 
@@ -62,7 +65,7 @@ void ukr_bf16_gemm_32x12__avx512bf16(int64_t kc, float alpha, const void* a_pack
         hi[j] = _mm512_setzero_ps();
     }
     const int64_t pairs = (kc + 1) / 2;
-    const int64_t late = late_k_steps<kNR>(pairs);
+    const int64_t late = late_k_steps<kNR, kStepsPerColumnOfC>(pairs);
 #pragma GCC unroll 4
     for (int64_t q = 0; q < pairs - late; ++q) k_pair_step_32x12(a, b, lo, hi);
     run_late_k_steps_prefetching_c<kNR>(late, c, ldc, [&] { k_pair_step_32x12(a, b, lo, hi); });
