@@ -2161,6 +2161,39 @@ TEST(Kernels, FirstMicroPanelPacksAFromMemoryForFewColumnsWhereAProfileSaysSo) {
     }
 }
 
+// Where a profile turns on both the first micro-panel packing an A from
+// memory and the ir loop outside jr, the first applies wherever its rule does
+// (few columns, A's columns a multiple of 4 KiB apart) and the ir loop stays
+// inside jr there (runs_ir_outside_jr gives way: it ran behind on the Zen
+// VMs); off the twin's stride the ir loop goes outside jr as before. The
+// shapes run the five loops' blocks (a_rows_in_l3 set to 0 here, whatever
+// the L3), the order in which the ir loop may go outside jr.
+TEST(Kernels, FirstMicroPanelPackingAFromMemoryTakesPrecedenceOverIrOutsideJr) {
+    ridge::RuntimeConfig cfg = ridge::runtime_config();
+    const ridge::GemmChoice& choice = cfg.gemm(ridge::Dtype::f32);
+    if (choice.kernel->ukr_packing_a == nullptr) GTEST_SKIP() << choice.kernel->name << " has no A-packing twin";
+    const int64_t k = 1024, n = 96;
+    const int64_t m = (int64_t(cfg.last_level_cache_bytes / (4.0 * double(k))) / 1024 + 1) * 1024;
+    cfg.blocked_ir_outside_jr = true;
+    for (bool twin : {false, true}) {
+        cfg.blocked_a_packed_while_computing_from_memory = twin;
+        for (const int64_t lda : {m, m + 16}) {
+            ridge::GemmArgs g;
+            g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = k, g.ldc = m;
+            g.alpha = 1.0f, g.beta = 0.0f;
+            ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
+            plan.a_rows_in_l3 = 0;  // the five loops' blocks of MC rows
+            plan.b_panel_columns_for_ir_outside_jr = ridge::b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
+            ASSERT_TRUE(plan.a_from_memory) << m << " rows";
+            ASSERT_GE(plan.b_panel_columns_for_ir_outside_jr, n);
+            const ridge::Schedule s = ridge::make_schedule(g, plan, 1);
+            const bool twin_applies = twin && lda == m;
+            EXPECT_EQ(twin_applies, s.a_packed_by_first_micro_panel) << "lda " << lda << (twin ? ", twin on" : "");
+            EXPECT_EQ(!twin_applies, s.ir_outside_jr) << "lda " << lda << (twin ? ", twin on" : "");
+        }
+    }
+}
+
 // The blocked path prefetches the next tile of C (Schedule::prefetch_c_below_kc)
 // where C is larger than a quarter of the cache the streaming rule sees
 // (paths.cpp: c_outgrows_cache) and written with ordinary stores, and only for

@@ -288,9 +288,16 @@ bool reads_a_in_place(const GemmArgs& g, const GemmPlan& plan, const Schedule& s
 // the machine's: GemmPlan::b_panel_columns_for_ir_outside_jr is 0 unless
 // RuntimeConfig::blocked_ir_outside_jr, which a profile sets where ridge-tune
 // timed the order ahead (tune/ir_outside_jr.cpp).
+// Not where the first micro-panel packs the block of A
+// (packs_a_in_first_micro_panel: for an A from memory, only where a profile
+// turned that on, up to 256 columns at 4 KiB-multiple strides): where both
+// apply, that ran ahead. On the Zen 5, with a profile turning on both, the
+// ir loop outside jr against the first micro-panel packing A (`PROFILE_A=TWIN
+// PROFILE_B=IR_OUTSIDE RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 4096 N 4096 7`):
+// 96 columns 0.944, 192 0.986; on the Zen 4 0.91 at 96.
 bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
     return s.threads == 1 && plan.a_from_memory && !s.b_per_micro_panel && !s.k_steps_outside_jc &&
-           !s.a_in_place && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;
+           !s.a_in_place && !s.a_packed_by_first_micro_panel && s.nc_max <= plan.b_panel_columns_for_ir_outside_jr;
 }
 
 // Whether each block of A is packed by the tiles of the first micro-panel of
@@ -304,8 +311,8 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // one-thread schedule (alone, or a team's slice, whose owner runs the first
 // micro-panel before it shares out the rest: run_shared_step), fp32 A not
 // transposed (the twin copies MR-row runs of A's columns), not with A read in
-// place, the ir loop outside jr, B's first tile read in place or C streamed
-// out; and the rows of op(A) the thread packs (all of m, or a row slice's
+// place, B's first tile read in place or C streamed out (the ir loop outside
+// jr gives way to it: runs_ir_outside_jr); and the rows of op(A) the thread packs (all of m, or a row slice's
 // rows: GemmPlan::a_rows_within_cache) within L2, or for a C of few columns
 // within the last-level cache (paths.cpp: a_rows_within_cache): from memory
 // the packing pass wins,
@@ -327,8 +334,7 @@ bool runs_ir_outside_jr(const GemmPlan& plan, const Schedule& s) {
 // 768^3 against this alone: not kept.
 bool packs_a_in_first_micro_panel(const GemmArgs& g, const GemmPlan& plan, const Schedule& s) {
     return s.threads == 1 && g.m <= plan.a_rows_within_cache && plan.kernel->ukr_packing_a != nullptr &&
-           g.input == Dtype::f32 && !g.trans_a && !s.a_in_place && !s.ir_outside_jr && !s.first_tile_reads_b &&
-           !plan.stream_c;
+           g.input == Dtype::f32 && !g.trans_a && !s.a_in_place && !s.first_tile_reads_b && !plan.stream_c;
 }
 
 // Columns per jc block: equal blocks, as few as allow each at most NC plus an
@@ -409,8 +415,8 @@ Schedule make_schedule(const GemmArgs& g, const GemmPlan& plan, int threads) {
     s.nc_bound = panel.NC;
     s.nc_max = nc_block(g.n, panel);
     s.a_in_place = reads_a_in_place(g, plan, s);
-    s.ir_outside_jr = runs_ir_outside_jr(plan, s);
     s.a_packed_by_first_micro_panel = packs_a_in_first_micro_panel(g, plan, s);
+    s.ir_outside_jr = runs_ir_outside_jr(plan, s);
     s.tiles_read_b_from_l2 = all_tiles_read_b_from_l2(g, plan, s);
     s.first_tile_packs_b = packs_b_in_first_tile(g, plan, s);
     s.prefetch_c_below_kc = next_tile_of_c_prefetched_below_kc(plan);
