@@ -2183,7 +2183,8 @@ TEST(Kernels, FirstMicroPanelPackingAFromMemoryTakesPrecedenceOverIrOutsideJr) {
             g.alpha = 1.0f, g.beta = 0.0f;
             ridge::GemmPlan plan = ridge::blocked_plan_for_call(cfg, choice, g, 1);
             plan.a_rows_in_l3 = 0;  // the five loops' blocks of MC rows
-            plan.b_panel_columns_for_ir_outside_jr = ridge::b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
+            plan.b_panel_columns_for_ir_outside_jr =
+                ridge::b_panel_columns_for_ir_outside_jr(plan.blocking, *plan.kernel);
             ASSERT_TRUE(plan.a_from_memory) << m << " rows";
             ASSERT_GE(plan.b_panel_columns_for_ir_outside_jr, n);
             const ridge::Schedule s = ridge::make_schedule(g, plan, 1);

@@ -9,8 +9,8 @@
 
 namespace ridge {
 
-// How many of a kernel's k steps run late: steps_per_column (the kernel's
-// choice, with its measurements) per column of its NR, or all of them for a
+// How many of a kernel's k steps run late: StepsPerColumn (each kernel's own
+// constant, with its measurements) per column of its NR, or all of them for a
 // short k (the prefetches then come closer together).
 template <int NR, int StepsPerColumn>
 inline int64_t late_k_steps(int64_t steps) {

@@ -47,8 +47,9 @@ inline void k_pair_step_32x12(const uint32_t*& a, const uint32_t*& b, __m512 (&l
 // copies of one build 1.001-1.004): 2048^3 1.004-1.011 over four runs, TN /
 // NT 1.008 / 1.003, 2 threads 1.012; 1024^3 0.992-1.010 (median of five
 // 1.002), 512^3 1.003. A column every 4 k-pair steps (48 late steps): every
-// 8, as the fp32 kernel now has it, ran 0.988 at 2048^3 on the Zen 5
-// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW 2048 2048 2048 9 NN bf16`).
+// 8, as the fp32 kernel now has it, gained nothing on the Zen 5
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW N N N 9 NN bf16`: 2048^3 0.988, then
+// 1.000-1.009 in four more runs at KC 512-1280; 1024^3 1.000-1.016).
 constexpr int kStepsPerColumnOfC = 4;
 
 }  // namespace
