@@ -21,8 +21,7 @@ constexpr int64_t kColumnRows = 1024;  // fp32: 4 KiB
 // The library's own L3 while it is being tuned can be the 4 MiB fallback (the
 // Zen 5 VM's hwloc figure is rejected; the measured one reaches the library
 // through the profile this run writes): rows from that alone timed the rule
-// at 1024 and 2048 rows (A of 16 and 32 MiB, within the real L3), 1.16 and
-// 1.00 where 4096 rows ran 1.07-1.11.
+// at 1024 and 2048 rows (A of 16 and 32 MiB, within the real L3).
 constexpr double kMinABytes = 64.0 * 1024 * 1024;
 
 }  // namespace
@@ -41,9 +40,9 @@ APackedWhileComputingChoice search_a_packed_while_computing(const ridge::GemmKer
     pass.a_rows_within_cache = 0;  // the packing pass for every block
     // Not the ir loop outside jr, which a profile from an earlier run may have
     // turned on: the first plan would run that order rather than the packing
-    // pass the rule replaces. (Before the rule took precedence over that order
-    // in the library, a second tuner run timed the two plans alike, 1.002,
-    // and turned the rule off.)
+    // pass the rule replaces. (On the Zen 5 this step still reads 0.99-1.06
+    // from run to run where the library's calls gain 5-8% with the rule: README,
+    // "Where op(A) fits L2"; not understood yet.)
     pass.b_panel_columns_for_ir_outside_jr = 0;
     ridge::GemmPlan while_computing = pass;
     while_computing.a_rows_within_cache = m;  // all rows: the first micro-panel packs every block
