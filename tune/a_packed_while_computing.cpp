@@ -16,13 +16,6 @@ constexpr int64_t kDepth = 4096;
 // kTwinFromMemoryMaxColumns, 256): 8 and 16 micro-panels of 12 columns.
 constexpr int64_t kNarrow = 96, kWide = 192;
 constexpr int64_t kColumnRows = 1024;  // fp32: 4 KiB
-// At least this much of A (fp32, k = kDepth: 4096 rows), so that it comes
-// from memory on any machine measured (32 MiB of L3 per CCD on the Zen VMs).
-// The library's own L3 while it is being tuned can be the 4 MiB fallback (the
-// Zen 5 VM's hwloc figure is rejected; the measured one reaches the library
-// through the profile this run writes): rows from that alone timed the rule
-// at 1024 and 2048 rows (A of 16 and 32 MiB, within the real L3).
-constexpr double kMinABytes = 64.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -34,19 +27,30 @@ APackedWhileComputingChoice search_a_packed_while_computing(const ridge::GemmKer
     const int64_t rows = std::max<int64_t>(pass.a_rows_in_l3, pass.blocking.MC);
     // Rows (A's leading dimension) a multiple of 1024: its columns 4 KiB
     // apart, the only stride the library applies the rule at (paths.cpp).
-    const int64_t from_memory_rows = int64_t(kMinABytes / (4.0 * double(kDepth)));
+    const int64_t from_memory_rows = int64_t(kRuleMinABytesFromMemory / (4.0 * double(kDepth)));
     const int64_t m = (std::max(2 * rows, from_memory_rows) + kColumnRows - 1) / kColumnRows * kColumnRows;
     pass.a_from_memory = true;
     pass.a_rows_within_cache = 0;  // the packing pass for every block
     // Not the ir loop outside jr, which a profile from an earlier run may have
     // turned on: the first plan would run that order rather than the packing
-    // pass the rule replaces. (On the Zen 5 this step still reads 0.99-1.06
-    // from run to run where the library's calls gain 5-8% with the rule: README,
-    // "Where op(A) fits L2"; not understood yet.)
+    // pass the rule replaces.
     pass.b_panel_columns_for_ir_outside_jr = 0;
     ridge::GemmPlan while_computing = pass;
     while_computing.a_rows_within_cache = m;  // all rows: the first micro-panel packs every block
-    const std::vector<std::vector<int64_t>> shapes = {{m, kNarrow, kDepth}, {m, kWide, kDepth}};
+    // Each width with A 16 bytes past a cache line (where glibc's malloc puts
+    // a large block) and on a line (where a caller that aligns its matrices
+    // has it). The twin reads A's columns as the kernel computes, in 128-byte
+    // runs of three lines off-line and two on a line, and gains more on a line:
+    // on the Zen 5 VM 1.01-1.04x of the pass off-line and 1.03-1.06x on a line,
+    // where it had been 0.98-0.99x off-line before the twin prefetched all
+    // three lines. The step had left the placement to malloc (16 bytes past a
+    // line for a fresh 64 MiB block, anywhere on 16 bytes once freed blocks
+    // raise glibc's mmap threshold): its verdict went from 0.99 to 1.06 from
+    // run to run on the Zen 5 VM.
+    const std::vector<RuleShape> shapes = {{m, kNarrow, kDepth, Placement::off_line},
+                                           {m, kNarrow, kDepth, Placement::on_line},
+                                           {m, kWide, kDepth, Placement::off_line},
+                                           {m, kWide, kDepth, Placement::on_line}};
     const bool pays = rule_pays(pass, while_computing, shapes, rounds, "A packed while computing",
                                 "A packed in a pass", &out.lines);
     out.from_memory = pays ? 1 : 0;

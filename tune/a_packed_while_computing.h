@@ -26,8 +26,9 @@ struct APackedWhileComputingChoice {
 // than the last-level cache holds, a multiple of 1024 (A's leading
 // dimension): A packed by the first micro-panel against the packing pass,
 // interleaved call by call over `rounds` rounds, at two widths of C within
-// the rule's limit. Chosen where its paired speed-up, the
-// geometric mean over the shapes, is at least 1% (rule_pays).
+// the rule's limit, each with A off and on a cache line. Chosen where its
+// paired speed-up, the geometric mean over the shapes, is at least 1%
+// (rule_pays).
 APackedWhileComputingChoice search_a_packed_while_computing(const ridge::GemmKernel& kernel,
                                                             const ridge::BlockingParams& blocking, int rounds);
 

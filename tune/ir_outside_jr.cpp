@@ -9,12 +9,10 @@ namespace ridge_tune {
 namespace {
 
 // Depth of the shapes: several KC steps, and with the rows below an A of
-// 56 MiB or more (3584 rows on the Intel VM, 13 000 on the Zen 4): past the
-// last-level cache the library sees (the Intel VM's is a 4 MiB fallback, its
-// real L3 about 90 MB), so a_from_memory holds there as it does for the calls
-// the rule would run.
+// 64 MiB or more (kRuleMinABytesFromMemory): past the last-level cache the
+// library sees, so a_from_memory holds there as it does for the calls the
+// rule would run.
 constexpr int64_t kDepth = 4096;
-constexpr double kMinABytes = 64.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -27,18 +25,16 @@ IrOutsideJrChoice search_ir_outside_jr(const ridge::GemmKernel& kernel, const ri
     // More rows than one block in L3 (packs_all_rows_as_one_block) and than
     // one block of MC: the order's own territory, blocks of A from memory.
     const int64_t rows = std::max<int64_t>(inside.a_rows_in_l3, inside.blocking.MC);
-    // And at least 64 MiB of A, from memory on any machine measured (as
-    // a_packed_while_computing.cpp: the library's L3 while it is tuned can be
-    // a 4 MiB fallback far below the real one).
-    const int64_t from_memory_rows = int64_t(kMinABytes / (4.0 * double(kDepth)));
+    // And A from memory on any machine measured.
+    const int64_t from_memory_rows = int64_t(kRuleMinABytesFromMemory / (4.0 * double(kDepth)));
     const int64_t m = (std::max(2 * rows, from_memory_rows) + kernel.MR - 1) / kernel.MR * kernel.MR;
     inside.a_from_memory = true;
     inside.a_rows_within_cache = 0;  // the packing pass, not the first micro-panel packing A (which takes precedence)
     inside.b_panel_columns_for_ir_outside_jr = 0;
     ridge::GemmPlan outside = inside;
     outside.b_panel_columns_for_ir_outside_jr = limit;
-    const std::vector<std::vector<int64_t>> shapes = {{m, std::min<int64_t>(limit, 192), kDepth},
-                                                      {m, std::min<int64_t>(limit, 96), kDepth}};
+    const std::vector<RuleShape> shapes = {{m, std::min<int64_t>(limit, 192), kDepth},
+                                           {m, std::min<int64_t>(limit, 96), kDepth}};
     const bool pays = rule_pays(inside, outside, shapes, rounds, "ir loop outside jr", "ir loop inside jr", &out.lines);
     out.ir_outside = pays ? 1 : 0;
     return out;

@@ -112,20 +112,30 @@ ridge::GemmPlan dispatched_blocked_plan(const ridge::GemmKernel& kernel, const r
     return plan;
 }
 
-bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
-               const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
-               const char* without_name, std::vector<std::string>* lines) {
+namespace {
+const char* placement_words(Placement placement) {
+    switch (placement) {
+        case Placement::off_line: return ", matrices 16 bytes past a line";
+        case Placement::on_line: return ", matrices on a line";
+        case Placement::as_allocated: break;
+    }
+    return "";
+}
+}  // namespace
+
+bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with, const std::vector<RuleShape>& shapes,
+               int rounds, const char* with_name, const char* without_name, std::vector<std::string>* lines) {
     std::vector<double> mean_gains;
     do {
         double log_gain = 0;
-        for (const std::vector<int64_t>& shape : shapes) {
-            Problem problem(ridge::Dtype::f32, shape[0], shape[1], shape[2]);
+        for (const RuleShape& shape : shapes) {
+            Problem problem(ridge::Dtype::f32, shape.m, shape.n, shape.k, shape.placement);
             const double gain = time_plans(problem, {without, with}, rounds).paired_ratio(1, 0);
             log_gain += std::log(gain);
-            char line[200];
-            std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread): %s %.3fx of %s",
-                          (long long)shape[0], (long long)shape[1], (long long)shape[2], with_name, gain,
-                          without_name);
+            char line[240];
+            std::snprintf(line, sizeof line, "blocked path %lldx%lldx%lld (1 thread%s): %s %.3fx of %s",
+                          (long long)shape.m, (long long)shape.n, (long long)shape.k,
+                          placement_words(shape.placement), with_name, gain, without_name);
             lines->push_back(line);
         }
         mean_gains.push_back(shapes.empty() ? 1.0 : std::exp(log_gain / double(shapes.size())));

@@ -81,16 +81,32 @@ Timed time_plans(Problem& problem, const Plans& plans, int rounds, int min_calls
 // what the search budgets with.
 double seconds_per_call(Problem& problem, const ridge::GemmPlan& plan);
 
+// A shape a blocked-path rule is timed on: fp32 m x n x k, NN, every matrix
+// placed as `placement` says.
+struct RuleShape {
+    int64_t m, n, k;
+    Placement placement = Placement::as_allocated;
+};
+
+// At least this much of A (fp32) where a rule is timed with A from memory:
+// past the last-level cache of any machine measured (32 MiB of L3 per CCD on
+// the Zen VMs). The library's own L3 while it is being tuned can be a 4 MiB
+// fallback (the Intel and Zen 5 VMs' hwloc figures are rejected; the measured
+// one reaches the library through the profile the run writes): rows from
+// that alone timed the A-packing twin at 1024 and 2048 rows x 4096 (A of 16
+// and 32 MiB, within the real L3).
+constexpr double kRuleMinABytesFromMemory = 64.0 * 1024 * 1024;
+
 // A blocked-path rule timed on and off: `with`'s paired speed-up over
-// `without` on each fp32 shape {m, n, k} (time_plans over `rounds` rounds),
-// one line per shape appended to *lines ("blocked path MxNxK (1 thread):
-// <with_name> 1.234x of <without_name>") and one for the verdict. True where
-// the geometric mean of the speed-ups is at least 1.01 and, measured again,
-// is so a second time (rule_verdict.h: rule_confirmed); otherwise the
-// library's built-in answer (the rule off) stands.
-bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with,
-               const std::vector<std::vector<int64_t>>& shapes, int rounds, const char* with_name,
-               const char* without_name, std::vector<std::string>* lines);
+// `without` on each shape (time_plans over `rounds` rounds), one line per
+// shape appended to *lines ("blocked path MxNxK (1 thread): <with_name>
+// 1.234x of <without_name>", with where the matrices start if fixed) and one
+// for the verdict. True where the geometric mean of the speed-ups is at least
+// 1.01 and, measured again, is so a second time (rule_verdict.h:
+// rule_confirmed); otherwise the library's built-in answer (the rule off)
+// stands.
+bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with, const std::vector<RuleShape>& shapes,
+               int rounds, const char* with_name, const char* without_name, std::vector<std::string>* lines);
 
 // The driver's plan for `kernel` with `blocking` on one thread, blocked path.
 ridge::GemmPlan blocked_plan(const ridge::GemmKernel& kernel, const ridge::BlockingParams& blocking, int threads = 1);
