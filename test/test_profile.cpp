@@ -602,9 +602,10 @@ TEST(ProfileParse, BlockSizesOutOfRangeAreCorrupt) {
 }
 
 // "blocked_path" is optional (profiles before it have none); present, it
-// holds "a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory"
-// or several of them, each true or false: every combination read back as
-// written; a key of any other value (alone or beside a good other key), an
+// holds "a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory",
+// "one_block_of_a" or several of them, each true or false: every combination
+// read back as written (one_block_of_a true where left out, the library's
+// answer); a key of any other value (alone or beside a good other key), an
 // empty object and a non-object refused.
 TEST(ProfileParse, BlockedPathKeys) {
     Result r = parse(Parts().text());
@@ -612,32 +613,40 @@ TEST(ProfileParse, BlockedPathKeys) {
     EXPECT_FALSE(r.profile.has_blocked_a_in_place);
     EXPECT_FALSE(r.profile.has_blocked_ir_outside_jr);
     EXPECT_FALSE(r.profile.has_blocked_a_packed_while_computing_from_memory);
+    EXPECT_FALSE(r.profile.has_blocked_one_block_of_a);
+    EXPECT_TRUE(r.profile.blocked_one_block_of_a);
     Parts p;
     const char* const values[] = {nullptr, "false", "true"};  // nullptr: the key left out
     auto is_true = [](const char* v) { return v != nullptr && std::string(v) == "true"; };
     for (const char* in_place : values)
         for (const char* outside : values)
-            for (const char* computing : values) {
-                if (in_place == nullptr && outside == nullptr && computing == nullptr) continue;
-                std::string keys;
-                auto add = [&](const char* key, const char* v) {
-                    if (v != nullptr) keys += std::string(keys.empty() ? "" : ", ") + "\"" + key + "\": " + v;
-                };
-                add("a_in_place", in_place);
-                add("ir_outside_jr", outside);
-                add("a_packed_while_computing_from_memory", computing);
-                p.extra = "\"blocked_path\": {" + keys + "}";
-                SCOPED_TRACE(p.extra);
-                r = parse(p.text());
-                ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
-                EXPECT_EQ(in_place != nullptr, r.profile.has_blocked_a_in_place);
-                EXPECT_EQ(is_true(in_place), r.profile.blocked_a_in_place);
-                EXPECT_EQ(outside != nullptr, r.profile.has_blocked_ir_outside_jr);
-                EXPECT_EQ(is_true(outside), r.profile.blocked_ir_outside_jr);
-                EXPECT_EQ(computing != nullptr, r.profile.has_blocked_a_packed_while_computing_from_memory);
-                EXPECT_EQ(is_true(computing), r.profile.blocked_a_packed_while_computing_from_memory);
-            }
-    for (const std::string key : {"a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory"}) {
+            for (const char* computing : values)
+                for (const char* one_block : values) {
+                    if (in_place == nullptr && outside == nullptr && computing == nullptr && one_block == nullptr)
+                        continue;
+                    std::string keys;
+                    auto add = [&](const char* key, const char* v) {
+                        if (v != nullptr) keys += std::string(keys.empty() ? "" : ", ") + "\"" + key + "\": " + v;
+                    };
+                    add("a_in_place", in_place);
+                    add("ir_outside_jr", outside);
+                    add("a_packed_while_computing_from_memory", computing);
+                    add("one_block_of_a", one_block);
+                    p.extra = "\"blocked_path\": {" + keys + "}";
+                    SCOPED_TRACE(p.extra);
+                    r = parse(p.text());
+                    ASSERT_EQ(ProfileStatus::loaded, r.status) << r.why;
+                    EXPECT_EQ(in_place != nullptr, r.profile.has_blocked_a_in_place);
+                    EXPECT_EQ(is_true(in_place), r.profile.blocked_a_in_place);
+                    EXPECT_EQ(outside != nullptr, r.profile.has_blocked_ir_outside_jr);
+                    EXPECT_EQ(is_true(outside), r.profile.blocked_ir_outside_jr);
+                    EXPECT_EQ(computing != nullptr, r.profile.has_blocked_a_packed_while_computing_from_memory);
+                    EXPECT_EQ(is_true(computing), r.profile.blocked_a_packed_while_computing_from_memory);
+                    EXPECT_EQ(one_block != nullptr, r.profile.has_blocked_one_block_of_a);
+                    EXPECT_EQ(one_block == nullptr || is_true(one_block), r.profile.blocked_one_block_of_a);
+                }
+    for (const std::string key :
+         {"a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory", "one_block_of_a"}) {
         const std::string other = key == "a_in_place" ? "ir_outside_jr" : "a_in_place";
         for (bool with_other : {false, true})
             for (const char* bad : {"1", "0", "\"true\"", "null", "{}", "[]"}) {

@@ -55,7 +55,7 @@ std::string forced_profile(const ridge::CpuSignature& sig, const char* small_pat
            "  \"stream_c\": {\"min_bytes\": " +
            std::to_string(int64_t(2 * ridge::runtime_config().last_level_cache_bytes)) + "},\n"
            "  \"blocked_path\": {\"a_in_place\": true, \"ir_outside_jr\": true, "
-           "\"a_packed_while_computing_from_memory\": true},\n"
+           "\"a_packed_while_computing_from_memory\": true, \"one_block_of_a\": false},\n"
            "  \"threads\": {\"min_flops_per_thread\": 123456, \"small_min_flops_per_thread\": 4321}\n}\n";
 }
 
@@ -643,15 +643,24 @@ TEST(ProfileChild, ConfigurationAndResult) {
         EXPECT_TRUE(cfg.blocked_a_in_place);
         EXPECT_TRUE(cfg.blocked_ir_outside_jr);
         EXPECT_TRUE(cfg.blocked_a_packed_while_computing_from_memory);
+        EXPECT_FALSE(cfg.blocked_one_block_of_a);
     } else {  // the built-in figures (paths.cpp)
         EXPECT_FALSE(cfg.blocked_a_in_place) << "A read in place on the blocked path only where a profile says so";
         EXPECT_FALSE(cfg.blocked_ir_outside_jr) << "the ir loop outside jr only where a profile says so";
         EXPECT_FALSE(cfg.blocked_a_packed_while_computing_from_memory)
             << "A from memory packed while computing only where a profile says so";
+        EXPECT_TRUE(cfg.blocked_one_block_of_a) << "one block of all of A's rows unless a profile says otherwise";
         EXPECT_EQ(128, cfg.skinny_max_columns[int(ridge::Dtype::f32)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::bf16)]);
         EXPECT_EQ(64, cfg.skinny_max_columns[int(ridge::Dtype::f16)]);
     }
+    // The blocked path's plan follows the profile's one block of A: no rows as one block where it says no.
+    ridge::GemmPlan plan;
+    plan.kernel = cfg.gemm(ridge::Dtype::f32).kernel;
+    plan.blocking = cfg.gemm(ridge::Dtype::f32).blocking;
+    ridge::set_blocked_path_limits(&plan);
+    EXPECT_EQ(expect_profile ? 0 : ridge::a_rows_in_l3(plan.blocking, *plan.kernel), plan.a_rows_in_l3);
+    if (!expect_profile) EXPECT_GT(plan.a_rows_in_l3, 0);
     expect_correct_sgemm();
     ridge_report r;
     ASSERT_EQ(RIDGE_SUCCESS, ridge_last_report(&r));

@@ -172,6 +172,7 @@ nlohmann::ordered_json profile_json(const TuneRun& run) {
     if (run.ir_outside_jr.ir_outside >= 0) blocked["ir_outside_jr"] = run.ir_outside_jr.ir_outside == 1;
     if (run.a_packed_while_computing.from_memory >= 0)
         blocked["a_packed_while_computing_from_memory"] = run.a_packed_while_computing.from_memory == 1;
+    if (run.one_block_of_a.one_block >= 0) blocked["one_block_of_a"] = run.one_block_of_a.one_block == 1;
     if (!blocked.empty()) j["blocked_path"] = blocked;
     j["crossover_measurements"] = run.crossover.lines;
     if (!run.grids.empty()) j["validation_exhaustive"] = validation_json(run);

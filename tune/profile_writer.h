@@ -12,6 +12,7 @@
 #include "gemv_prefetch.h"
 #include "ir_outside_jr.h"
 #include "a_packed_while_computing.h"
+#include "one_block_of_a.h"
 #include "model_table.h"
 #include "search.h"
 #include "tuning/profile.h"
@@ -30,6 +31,7 @@ struct TuneRun {
     AInPlaceChoice a_in_place;                // a_in_place.in_place -1: not measured
     IrOutsideJrChoice ir_outside_jr;          // ir_outside_jr.ir_outside -1: not measured
     APackedWhileComputingChoice a_packed_while_computing;  // .from_memory -1: not measured
+    OneBlockOfAChoice one_block_of_a;         // .one_block -1: not measured
     double small_max_a_floats = 0;            // kept at the library's figure (recorded)
     std::vector<std::pair<const KernelSearch*, GridResult>> grids;  // --exhaustive
 };

@@ -240,6 +240,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     run.a_in_place = search_a_in_place(*f32.kernel, f32.chosen, 9);  // (under a second here)
     run.ir_outside_jr = search_ir_outside_jr(*f32.kernel, f32.chosen, 5);  // (about 3 s on the Intel VM)
     run.a_packed_while_computing = search_a_packed_while_computing(*f32.kernel, f32.chosen, 5);  // (~3 s, Zen 4)
+    run.one_block_of_a = search_one_block_of_a(*f32.kernel, f32.chosen, 7);
     search_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 2), &run.crossover);
     search_small_thread_threshold(*f32.kernel, f32.chosen, std::max(2.0, budget.left() / 3), &run.crossover);
     const double per_thread =
@@ -272,6 +273,7 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
     for (const std::string& line : run.a_in_place.lines) run.crossover.lines.push_back(line);
     for (const std::string& line : run.ir_outside_jr.lines) run.crossover.lines.push_back(line);
     for (const std::string& line : run.a_packed_while_computing.lines) run.crossover.lines.push_back(line);
+    for (const std::string& line : run.one_block_of_a.lines) run.crossover.lines.push_back(line);
     run.small_max_a_floats = cfg.small_max_a_floats;
     std::printf("\nCrossovers:\n");
     for (const std::string& line : run.crossover.lines) std::printf("  %s\n", line.c_str());
@@ -314,6 +316,10 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
         std::printf("  blocked path packs A from memory while computing, for few columns of C: %s (before this run "
                     "%s)\n", run.a_packed_while_computing.from_memory ? "yes" : "no",
                     cfg.blocked_a_packed_while_computing_from_memory ? "yes" : "no");
+    if (run.one_block_of_a.one_block >= 0)
+        std::printf("  blocked path packs all of A's rows as one block where they fit a quarter of L3: %s (before "
+                    "this run %s)\n", run.one_block_of_a.one_block ? "yes" : "no",
+                    cfg.blocked_one_block_of_a ? "yes" : "no");
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16})
         if (run.crossover.skinny_max_columns[int(input)] > 0)
             std::printf("  %s skinny path up to n = %lld columns (before this run %lld)\n", ridge::dtype_name(input),

@@ -60,6 +60,9 @@ struct RuntimeConfig {
     bool blocked_a_packed_while_computing_from_memory = false;  // the first micro-panel packs a block of A
                                          // from memory as it computes, for few columns of C
                                          // (a_rows_within_cache, paths.cpp): where a profile says so
+    bool blocked_one_block_of_a = true;  // one thread may pack all of op(A)'s rows as one block in L3
+                                         // (packs_all_rows_as_one_block, blocked_schedule.cpp): unless a
+                                         // profile says the five loops' blocks are faster here
     FixedText<320> profile_note;         // which profile was applied, or why none was
     const GemmChoice& gemm(Dtype input) const { return choices[int(input)]; }
 };
@@ -139,6 +142,10 @@ GemmPlan blocked_plan_for_call(const RuntimeConfig& cfg, const GemmChoice& choic
 // (GemmPlan::b_panel_columns_for_ir_outside_jr) where the machine's
 // RuntimeConfig::blocked_ir_outside_jr allows it: ridge-tune times the order.
 int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKernel& kernel);
+// The rows of op(A) up to which one thread packs a KC step's op(A) as one block
+// (GemmPlan::a_rows_in_l3) where RuntimeConfig::blocked_one_block_of_a allows
+// it: ridge-tune times that order against the five loops' blocks.
+int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel);
 
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);

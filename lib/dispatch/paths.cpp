@@ -593,6 +593,8 @@ int64_t b_panel_columns_in_l2(const BlockingParams& bp, const GemmKernel& kernel
     return std::max(bp.NR, columns);
 }
 
+}  // namespace
+
 // Rows of op(A) whose KC-deep packed block fits a quarter of the core's share
 // of L3 (GemmPlan::a_rows_in_l3; packs_all_rows_as_one_block in
 // blocked_schedule.cpp): 3264 rows at KC 320 fp32 of 16 MiB. Measured (1 thread,
@@ -605,8 +607,6 @@ int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
     const int64_t share_bytes = machine_topology().l3.size_bytes / 4;
     return share_bytes / (bp.KC * kernel.packed_bytes) / bp.MR * bp.MR;
 }
-
-}  // namespace
 
 // Columns of a KC-deep packed B panel that stay in L2 while the blocked
 // driver runs a block's ir loop outside its jr loop (GemmPlan::
@@ -789,7 +789,7 @@ bool a_comes_from_memory(const RuntimeConfig& cfg, const GemmArgs& g) {
 void set_blocked_path_limits(GemmPlan* plan) {
     plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
     plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
-    plan->a_rows_in_l3 = a_rows_in_l3(plan->blocking, *plan->kernel);
+    plan->a_rows_in_l3 = runtime_config().blocked_one_block_of_a ? a_rows_in_l3(plan->blocking, *plan->kernel) : 0;
     plan->slice_panels_to_share = kSlicePanelsToShare;
     plan->b_panel_columns_for_ir_outside_jr =
         runtime_config().blocked_ir_outside_jr ? b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel) : 0;

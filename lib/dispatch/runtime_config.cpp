@@ -124,6 +124,10 @@ void print_config(const RuntimeConfig& cfg) {
                        "packing pass)"
                      : "a block of A from memory packed before the tiles (packing it as they compute, for few "
                        "columns of C, is a profile's to turn on)");
+    std::fprintf(stderr, "ridge: blocked path: %s\n",
+                 cfg.blocked_one_block_of_a
+                     ? "one thread packs all of op(A)'s rows as one block where they fit a quarter of L3"
+                     : "one thread packs op(A) in blocks of MC rows (profile: faster here than one block in L3)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
@@ -252,6 +256,7 @@ void load_and_apply_profile(RuntimeConfig& cfg) {
         if (profile->has_blocked_ir_outside_jr) cfg.blocked_ir_outside_jr = profile->blocked_ir_outside_jr;
         if (profile->has_blocked_a_packed_while_computing_from_memory)
             cfg.blocked_a_packed_while_computing_from_memory = profile->blocked_a_packed_while_computing_from_memory;
+        if (profile->has_blocked_one_block_of_a) cfg.blocked_one_block_of_a = profile->blocked_one_block_of_a;
         if (profile->has_threads) cfg.min_flops_per_thread = profile->min_flops_per_thread;
         if (profile->has_small_threads) cfg.small_min_flops_per_thread = profile->small_min_flops_per_thread;
     }

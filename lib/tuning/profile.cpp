@@ -271,9 +271,10 @@ private:
         return s;
     }
 
-    // Optional: absent leaves has_blocked_a_in_place, has_blocked_ir_outside_jr
-    // and has_blocked_a_packed_while_computing_from_memory false; present, it
-    // holds "a_in_place", "ir_outside_jr", "a_packed_while_computing_from_memory"
+    // Optional: absent leaves has_blocked_a_in_place, has_blocked_ir_outside_jr,
+    // has_blocked_a_packed_while_computing_from_memory and
+    // has_blocked_one_block_of_a false; present, it holds "a_in_place",
+    // "ir_outside_jr", "a_packed_while_computing_from_memory", "one_block_of_a"
     // or several of them, each a boolean.
     ProfileStatus read_blocked_path(const JsonNode* blocked, Profile* out) {
         if (blocked == nullptr) return ProfileStatus::loaded;
@@ -281,9 +282,12 @@ private:
         const JsonNode* in_place = doc_.object_get(blocked, "a_in_place");
         const JsonNode* ir_outside = doc_.object_get(blocked, "ir_outside_jr");
         const JsonNode* while_computing = doc_.object_get(blocked, "a_packed_while_computing_from_memory");
-        if (in_place == nullptr && ir_outside == nullptr && while_computing == nullptr)
-            return fail(ProfileStatus::corrupt, "\"blocked_path\" has none of \"a_in_place\", \"ir_outside_jr\" and "
-                                                "\"a_packed_while_computing_from_memory\"");
+        const JsonNode* one_block = doc_.object_get(blocked, "one_block_of_a");
+        if (in_place == nullptr && ir_outside == nullptr && while_computing == nullptr && one_block == nullptr)
+            return fail(ProfileStatus::corrupt, "\"blocked_path\" has none of \"a_in_place\", \"ir_outside_jr\", "
+                                                "\"a_packed_while_computing_from_memory\" and \"one_block_of_a\"");
+        if (one_block != nullptr && !JsonDocument::is_bool(one_block))
+            return fail(ProfileStatus::corrupt, "\"blocked_path\".\"one_block_of_a\" is not true/false");
         if (while_computing != nullptr && !JsonDocument::is_bool(while_computing))
             return fail(ProfileStatus::corrupt,
                         "\"blocked_path\".\"a_packed_while_computing_from_memory\" is not true/false");
@@ -298,6 +302,8 @@ private:
         out->has_blocked_a_packed_while_computing_from_memory = while_computing != nullptr;
         out->blocked_a_packed_while_computing_from_memory =
             while_computing != nullptr && while_computing->type == JsonType::true_value;
+        out->has_blocked_one_block_of_a = one_block != nullptr;
+        out->blocked_one_block_of_a = one_block == nullptr || one_block->type == JsonType::true_value;
         return ProfileStatus::loaded;
     }
 

@@ -105,6 +105,12 @@ struct Profile {
     // {"a_packed_while_computing_from_memory": true|false}; no otherwise).
     bool has_blocked_a_packed_while_computing_from_memory = false;
     bool blocked_a_packed_while_computing_from_memory = false;
+    // Whether one thread may pack all of op(A)'s rows as one block in L3
+    // (blocked_schedule.cpp: packs_all_rows_as_one_block), where ridge-tune
+    // measured it ("blocked_path": {"one_block_of_a": true|false}; the
+    // library's built-in answer, yes, otherwise).
+    bool has_blocked_one_block_of_a = false;
+    bool blocked_one_block_of_a = true;
 
     // The smallest C (bytes) the blocked path writes with non-temporal stores
     // where it is written once (use_streaming_c in paths.cpp): the
