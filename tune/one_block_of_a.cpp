@@ -22,16 +22,17 @@ OneBlockOfAChoice search_one_block_of_a(const ridge::GemmKernel& kernel, const r
     OneBlockOfAChoice out;
     if (kernel.input != ridge::Dtype::f32) return out;
     const ridge::BlockingParams model = blocked_plan(kernel, blocking).blocking;  // MR and NR filled in
-    const int64_t limit = ridge::a_rows_in_l3(model, kernel);
-    const int64_t m = std::min(limit, kMaxRows) / kernel.MR * kernel.MR;
+    const int64_t m = std::min(ridge::a_rows_in_l3(model, kernel), kMaxRows) / kernel.MR * kernel.MR;
     if (m <= model.MC) return out;  // one block of MC rows either way
     const int64_t k = std::min(m, kMaxDepth);
     // The library's plan for the call, with and without the rule: the
     // dispatcher's (B within L2, C outgrowing the cache, ...), as the calls
-    // the rule applies to get it.
+    // the rule applies to get it. Its limit from the call's own blocking (a
+    // k within two KC steps can become one step: blocked_path_blocking).
     Problem problem(ridge::Dtype::f32, m, m, k);
     ridge::GemmPlan one_block = dispatched_blocked_plan(kernel, blocking, 1, problem);
-    one_block.a_rows_in_l3 = limit;
+    one_block.a_rows_in_l3 = ridge::a_rows_in_l3(one_block.blocking, kernel);
+    if (m <= one_block.blocking.MC || m > one_block.a_rows_in_l3) return out;  // the call would not run the order
     ridge::GemmPlan five_loops = one_block;
     five_loops.a_rows_in_l3 = 0;
     const std::vector<RuleShape> shapes = {{m, m, k, Placement::off_line}, {m, m, k, Placement::on_line}};

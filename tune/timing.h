@@ -103,8 +103,8 @@ constexpr double kRuleMinABytesFromMemory = 64.0 * 1024 * 1024;
 // 1.234x of <without_name>", with where the matrices start if fixed) and one
 // for the verdict. True where the geometric mean of the speed-ups is at least
 // 1.01 and, measured again, is so a second time (rule_verdict.h:
-// rule_confirmed); otherwise the library's built-in answer (the rule off)
-// stands.
+// rule_confirmed); otherwise `without`, the library's built-in answer, stands
+// (the rule off; for the one block of A, on: one_block_of_a.cpp).
 bool rule_pays(const ridge::GemmPlan& without, const ridge::GemmPlan& with, const std::vector<RuleShape>& shapes,
                int rounds, const char* with_name, const char* without_name, std::vector<std::string>* lines);
 
