@@ -1,5 +1,8 @@
-// ridge-tune's verdict on a blocked-path rule that the library leaves off
-// unless a profile turns it on (tune/timing.h: rule_pays).
+// ridge-tune's verdict on a blocked-path rule: whether the plan with it
+// replaces the library's built-in answer in the profile (tune/timing.h:
+// rule_pays). The rule is one the library leaves off unless a profile turns
+// it on, or for the one block of A (one_block_of_a.cpp) the five loops'
+// blocks, where the library's answer is the one block.
 #pragma once
 
 #include <vector>
