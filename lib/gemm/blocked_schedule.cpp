@@ -204,10 +204,12 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // N N N 11`, an experiment build): A's stream from L3 is already hidden.
 // All of that on the Zen 4. On the Zen 5 VM (1 MiB L2, the library's L3 the
 // 4 MiB fallback: one block up to 1024 rows at KC 256) the five loops' blocks
-// ran faster (the same library with a profile turning it off, `PROFILE_A=P
-// PROFILE_B=P_OFF RIDGE_NUM_THREADS=1 ridge-ab A.so B.so M N K 15`): 1024^3
-// 1.012-1.029, 1000^3 1.009-1.035, 960^3 1.026, 768^3 1.015, 1024 x 2048 x
-// 1024 1.035, TN 1024^3 1.031; 640^3 1.004, 2 threads 1024^3 1.006. So it is
+// ran faster (an experiment build switching it off, `RIDGE_NUM_THREADS=1
+// ridge-ab OLD NEW M N K 15`): 1024^3 1.012 / 1.029, 1000^3 1.035, 960^3
+// 1.026, 768^3 1.015, 1024 x 2048 x 1024 1.035, TN 1024^3 1.031; 640^3 1.004,
+// 2 threads 1024^3 1.006; the kept build with a profile turning it off against
+// the same profile without (`PROFILE_A=P PROFILE_B=P_OFF ... ridge-ab A.so
+// B.so M N K 15`): 1024^3 1.013 / 1.016, 1000^3 1.009. So it is
 // the machine's: on unless a profile turns it off (RuntimeConfig::
 // blocked_one_block_of_a; ridge-tune times both: tune/one_block_of_a.cpp).
 bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int threads) {
