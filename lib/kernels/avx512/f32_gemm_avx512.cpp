@@ -97,7 +97,7 @@ inline void k_step_32x12(const float*& a, const float*& b, __m512 (&lo)[kNR], __
 }
 
 // The tile of C is prefetched during the last late_k_steps (96: below) k steps, one column
-// (2 lines) every kStepsPerColumnOfC steps, with write intent (prefetchw: the
+// (2 lines, 3 off a line) every kStepsPerColumnOfC steps, with write intent (prefetchw: the
 // lines arrive ready to be stored to). Prefetched at the start of the k loop
 // instead, they sit in L1 for all of it, where the streaming A panel can evict
 // them before the end (at a leading dimension that is a multiple of 1024
