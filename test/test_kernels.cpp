@@ -2262,6 +2262,33 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
                  1.5f, -0.5f, rng);
 }
 
+// Past 160^3, an op(A) of more than half of L2 (cfg.small_a_block_floats),
+// which the small path would read in place, its columns a multiple of 1 KiB
+// apart, goes to the blocked path, which packs it (paths.cpp:
+// small_path_reads_a_in_blocks_on_few_l1_sets), for a kernel whose MR rows span
+// two cache lines; within half of L2, at another lda, or transposed (the small
+// path packs it), A stays on the small path. Each result right.
+TEST(Kernels, DispatchPacksAnABeyondHalfOfL2OnFewL1Sets) {
+    const ridge::RuntimeConfig& cfg = ridge::runtime_config();
+    const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
+    if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
+    if (ker->small_kernel_max_volume > 0) GTEST_SKIP() << ker->name << "'s small path has a limit of its own";
+    if (ker->MR * int64_t(sizeof(float)) < 128) GTEST_SKIP() << ker->name << "'s MR rows are one cache line";
+    ASSERT_GE(cfg.small_max_volume, 512.0 * 256.0 * 1024.0) << "the built-in limit (no profile)";
+    const int64_t m = 512, n = 256;  // lda 512 floats: 2 KiB
+    const int64_t k_within = cfg.small_a_block_floats / m, k_beyond = k_within + 16;
+    if (double(m) * double(k_beyond) > cfg.small_max_a_floats)
+        GTEST_SKIP() << "half of this L2 is the small path's whole bound for A: no A between them";
+    ASSERT_GT(double(m) * double(n) * double(k_within), 160.0 * 160.0 * 160.0);
+    std::mt19937 rng(test_seed() + 17);
+    expect_paths({{m, n, k_beyond, false, false, 0, "blocked"},
+                  {m - 12, n, k_beyond, false, false, 12, "blocked"},  // 500 rows, lda 512
+                  {m - 12, n, k_beyond, false, false, 0, "small"},     // lda 500
+                  {m, n, k_within, false, false, 0, "small"},          // A within half of L2
+                  {m, n, k_beyond, true, false, 0, "small"}},          // A transposed: packed on the small path
+                 1.0f, 0.5f, rng);
+}
+
 // Dispatch sends few-row fp32 problems above the volume where the small path
 // takes any shape (160^3) to the few-rows path when the chosen kernel has one
 // (up to 16 rows), and leaves them to the small path at or below it; with an

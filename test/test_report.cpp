@@ -185,10 +185,12 @@ TEST(Report, SmallPathCountsAOncePerColumnTile) {
 
 // Where op(A) outgrows the small path's block of rows (half of L2), B's
 // columns are read once per block: the report counts them that many times.
-// 512 x 100 x 512: op(A) 1 MiB, a column tile of B 24 KiB (NR = 12), smaller
-// than L1 (32 or 48 KiB); two blocks on a 1 MiB L2, one on a 2 MiB L2 (skipped there).
+// 500 x 100 x 512: op(A) 1000 KiB, a column tile of B 24 KiB (NR = 12),
+// smaller than L1 (32 or 48 KiB); two blocks on a 1 MiB L2, one on a 2 MiB L2
+// (skipped there). (At 512 rows, A's columns 2 KiB apart, the blocked path
+// takes it: paths.cpp, small_path_reads_a_in_blocks_on_few_l1_sets.)
 TEST(Report, SmallPathCountsBOncePerBlockOfRows) {
-    const int64_t m = 512, n = 100, k = 512;
+    const int64_t m = 500, n = 100, k = 512;
     const ridge::GemmKernel* ker = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small kernel";
     ridge::GemmArgs g;

@@ -931,6 +931,44 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
     return InPlacePath::none;
 }
 
+// Whether the small path would read an op(A) of more than half of L2 in
+// place, its columns a multiple of 1 KiB apart, across more columns of C than
+// its tall tiles take (gemm_small.cpp: tile_height, up to 16): then, past the
+// volume where the small path takes any shape (kSmallAnyShapeMaxVolume), the
+// blocked path, which packs A, takes the call. Such an A the small path reads
+// in blocks of rows of half of L2 (cfg.small_a_block_floats), each once per
+// column tile of C, whose B (k x NR floats: 24 KiB at k = 512) stays in L1;
+// with 32-row tiles each k step's two lines of A land on 4 of the L1's 64 set
+// offsets (l1_sets.h), where B's lines sit too. Packed, A's panels are
+// contiguous. What it buys is steadiness more than speed: on the Zen 5 VM the
+// blocked path held 203-213 GFLOP/s at 512^3 through the host's spells while
+// the small path ran 183-213 (the presumed cause, a guest on the core's other
+// hardware thread sharing its L1 and L2, is not something a VM can see).
+// Measured, 1 thread, lda = m: a profile turning the small path off against
+// the same build without it (`PROFILE_A=P PROFILE_B=P_NO_SMALL
+// RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 M N K 11-31`), then this build against
+// the one before (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 21`): 512^3
+// 0.974-1.058 over fourteen runs (median 1.00; 1.02-1.06 in five of the six
+// runs of slower spells, 0.97-1.00 in fast ones), A 16 bytes past a line
+// 1.001-1.109 over five, 512 x 512 x 480 1.001-1.021, 512 x 256 x 512
+// 0.980-1.046 over seven (median 0.993), 512 x 128 x 512 1.018. With A within
+// half of L2 the small path stays ahead (512 x 512 x 256 0.990, 256^3 0.969,
+// 1024 x 1024 x 128 0.984), and so it does at other strides (496 x 512 x 512
+// 0.982-0.994, 480^3 0.993, 448^3 0.983, 544^3 0.954) and with AVX2's 16-row
+// tiles, one line a column (`RIDGE_ISA=avx2`: 512^3 0.997, 512 x 256 x 512
+// 0.976). Up to the small path's bound for A read whole
+// (cfg.small_max_a_floats), the A measured.
+constexpr int64_t kTwoCacheLinesBytes = 128;
+constexpr int64_t kTallTilesMaxColumns = 16;  // gemm_small.cpp's
+bool small_path_reads_a_in_blocks_on_few_l1_sets(const RuntimeConfig& cfg, const GemmKernel& kernel,
+                                                 const GemmArgs& g) {
+    if (g.trans_a || g.n <= kTallTilesMaxColumns) return false;  // transposed A is packed
+    if (kernel.MR * int64_t(sizeof(float)) < kTwoCacheLinesBytes) return false;
+    if ((g.lda * int64_t(sizeof(float))) % kFewL1SetsStrideBytes != 0) return false;
+    const double a_floats = double(g.m) * double(g.k);
+    return a_floats > double(cfg.small_a_block_floats) && a_floats <= cfg.small_max_a_floats;
+}
+
 // The cheap tests first: this runs on every call, and at 32^3 a call is ~1300 cycles.
 // Up to max_volume m*n*k (cfg.small_max_volume, or see small_path_alone).
 bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const GemmArgs& g, double max_volume) {
@@ -962,6 +1000,7 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
         if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
     }
     if (volume <= kSmallAnyShapeMaxVolume) return true;
+    if (small_path_reads_a_in_blocks_on_few_l1_sets(cfg, kernel, g)) return false;
     // (17-48 rows stay here: within its volume the small path, B broadcast in
     // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
     // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
