@@ -935,7 +935,10 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // place, its columns a multiple of 1 KiB apart, across more columns of C than
 // its tall tiles take (gemm_small.cpp: tile_height, up to 16): then, past the
 // volume where the small path takes any shape (kSmallAnyShapeMaxVolume), the
-// blocked path, which packs A, takes the call. Such an A the small path reads
+// small path in its usual order does not take the call: the blocked path
+// does, which packs A, or the small path a KC step at a time over all of C
+// where C is small enough for that (deep_enough_for_small_path: each step's
+// slice of A stays in L2). Such an A the small path in its usual order reads
 // in blocks of rows of half of L2 (cfg.small_a_block_floats), each once per
 // column tile of C, whose B (k x NR floats: 24 KiB at k = 512) stays in L1;
 // with 32-row tiles each k step's two lines of A land on 4 of the L1's 64 set
@@ -949,9 +952,11 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 M N K 11-31`), then this build against
 // the one before (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 21`): 512^3
 // 0.974-1.058 over fourteen runs (median 1.00; 1.02-1.06 in five of the six
-// runs of slower spells, 0.97-1.00 in fast ones), A 16 bytes past a line
-// 1.001-1.109 over five, 512 x 512 x 480 1.001-1.021, 512 x 256 x 512
-// 0.980-1.046 over seven (median 0.993), 512 x 128 x 512 1.018. With A within
+// runs of slower spells, 0.97-1.00 in fast ones; the session before, 384^3-
+// 512^3 together, 0.983-0.989), A 16 bytes past a line 1.001-1.109 over
+// five, 512 x 512 x 480 1.001-1.021, 512 x 256 x 512 0.980-1.046 over seven
+// (median 0.993), 512 x 128 x 512 1.018; 256 x 256 x 1000 (now on the small
+// path's KC steps) 1.108-1.120, 256 x 256 x 768 1.011. With A within
 // half of L2 the small path stays ahead (512 x 512 x 256 0.990, 256^3 0.969,
 // 1024 x 1024 x 128 0.984), and so it does at other strides (496 x 512 x 512
 // 0.982-0.994, 480^3 0.993, 448^3 0.983, 544^3 0.954) and with AVX2's 16-row
