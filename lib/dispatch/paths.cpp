@@ -944,15 +944,15 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // with 32-row tiles each k step's two lines of A land on 4 of the L1's 64 set
 // offsets (l1_sets.h), where B's lines sit too. Packed, A's panels are
 // contiguous. What it buys is steadiness more than speed: on the Zen 5 VM the
-// blocked path held 203-213 GFLOP/s at 512^3 through the host's spells while
-// the small path ran 183-213 (the presumed cause, a guest on the core's other
+// blocked path held 179-213 GFLOP/s at 512^3 through the host's spells while
+// the small path ran 166-214 (the presumed cause, a guest on the core's other
 // hardware thread sharing its L1 and L2, is not something a VM can see).
 // Measured, 1 thread, lda = m: a profile turning the small path off against
 // the same build without it (`PROFILE_A=P PROFILE_B=P_NO_SMALL
 // RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 M N K 11-31`), then this build against
 // the one before (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 21`): 512^3
-// 0.974-1.058 over fourteen runs (median 1.00; 1.02-1.06 in five of the six
-// runs of slower spells, 0.97-1.00 in fast ones; the session before, 384^3-
+// 0.974-1.058 over seventeen runs (median 1.01; 1.01-1.06 in the seven runs
+// of slower spells, 0.97-1.02 in the ten others; the session before, 384^3-
 // 512^3 together, 0.983-0.989), A 16 bytes past a line 1.001-1.109 over
 // five, 512 x 512 x 480 1.001-1.021, 512 x 256 x 512 0.980-1.046 over seven
 // (median 0.993), 512 x 128 x 512 1.018; 256 x 256 x 1000 (now on the small
