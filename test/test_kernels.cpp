@@ -2262,9 +2262,9 @@ TEST(Kernels, DispatchTakesSmallPathForSquareLikeShapes) {
                  1.5f, -0.5f, rng);
 }
 
-// Past 160^3, an op(A) of more than half of L2 (cfg.small_a_block_floats),
-// which the small path would read in place, its columns a multiple of 1 KiB
-// apart, goes to the blocked path, which packs it (paths.cpp:
+// Past 160^3 on one thread, an op(A) of more than half of L2
+// (cfg.small_a_block_floats), which the small path would read in place, its
+// columns a multiple of 1 KiB apart, goes to the blocked path, which packs it (paths.cpp:
 // small_path_reads_a_in_blocks_on_few_l1_sets), for a kernel whose MR rows span
 // two cache lines; within half of L2, at another lda, or transposed (the small
 // path packs it), A stays on the small path. Each result right.
@@ -2281,12 +2281,14 @@ TEST(Kernels, DispatchPacksAnABeyondHalfOfL2OnFewL1Sets) {
         GTEST_SKIP() << "half of this L2 is the small path's whole bound for A: no A between them";
     ASSERT_GT(double(m) * double(n) * double(k_within), 160.0 * 160.0 * 160.0);
     std::mt19937 rng(test_seed() + 17);
+    ridge_set_num_threads(1);  // (a team keeps the small path: it splits C's columns)
     expect_paths({{m, n, k_beyond, false, false, 0, "blocked"},
                   {m - 12, n, k_beyond, false, false, 12, "blocked"},  // 500 rows, lda 512
                   {m - 12, n, k_beyond, false, false, 0, "small"},     // lda 500
                   {m, n, k_within, false, false, 0, "small"},          // A within half of L2
                   {m, n, k_beyond, true, false, 0, "small"}},          // A transposed: packed on the small path
                  1.0f, 0.5f, rng);
+    ridge_set_num_threads(0);
 }
 
 // Dispatch sends few-row fp32 problems above the volume where the small path

@@ -933,9 +933,10 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 
 // Whether the small path would read an op(A) of more than half of L2 in
 // place, its columns a multiple of 1 KiB apart, across more columns of C than
-// its tall tiles take (gemm_small.cpp: tile_height, up to 16): then, past the
-// volume where the small path takes any shape (kSmallAnyShapeMaxVolume), the
-// small path in its usual order does not take the call: the blocked path
+// its tall tiles take (gemm_small.cpp: tile_height, up to 16), past the
+// volume where the small path takes any shape (kSmallAnyShapeMaxVolume):
+// then, on one thread, the small path in its usual order does not take the
+// call (takes_small_path, small_path_alone): the blocked path
 // does, which packs A, or the small path a KC step at a time over all of C
 // where C is small enough for that (deep_enough_for_small_path: each step's
 // slice of A stays in L2). Such an A the small path in its usual order reads
@@ -962,11 +963,15 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // 0.982-0.994, 480^3 0.993, 448^3 0.983, 544^3 0.954) and with AVX2's 16-row
 // tiles, one line a column (`RIDGE_ISA=avx2`: 512^3 0.997, 512 x 256 x 512
 // 0.976). Up to the small path's bound for A read whole
-// (cfg.small_max_a_floats), the A measured.
+// (cfg.small_max_a_floats), the A measured. Not on a team, where the small
+// path splits C's columns and the blocked team shares its panels: 2 threads
+// 512^3 without a profile (whose built-in limit gives teams the small path
+// there; this VM's profile does not) 0.909 with the rule.
 constexpr int64_t kTwoCacheLinesBytes = 128;
 constexpr int64_t kTallTilesMaxColumns = 16;  // gemm_small.cpp's
 bool small_path_reads_a_in_blocks_on_few_l1_sets(const RuntimeConfig& cfg, const GemmKernel& kernel,
                                                  const GemmArgs& g) {
+    if (double(g.m) * double(g.n) * double(g.k) <= kSmallAnyShapeMaxVolume) return false;
     if (g.trans_a || g.n <= kTallTilesMaxColumns) return false;  // transposed A is packed
     if (kernel.MR * int64_t(sizeof(float)) < kTwoCacheLinesBytes) return false;
     if ((g.lda * int64_t(sizeof(float))) % kFewL1SetsStrideBytes != 0) return false;
@@ -1005,7 +1010,6 @@ bool use_small_path(const RuntimeConfig& cfg, const GemmKernel& kernel, const Ge
         if (panels * double(kernel.MR) * double(g.k) > cfg.small_max_a_floats) return false;
     }
     if (volume <= kSmallAnyShapeMaxVolume) return true;
-    if (small_path_reads_a_in_blocks_on_few_l1_sets(cfg, kernel, g)) return false;
     // (17-48 rows stay here: within its volume the small path, B broadcast in
     // place, beat the few-rows path's L1 copy of B: 32 x 1024 x 512 171-175
     // against 136, 48 x 2048 x 1024 181-183 against 162-167 GFLOP/s.)
@@ -1091,7 +1095,8 @@ double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
 }
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return plan.threads == 1 && runs_five_loops(plan) &&
-           use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
+           use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g)) &&
+           !small_path_reads_a_in_blocks_on_few_l1_sets(cfg, *plan.kernel, g);
 }
 
 // A small C over a deep k, past the volume limits: where the blocked path
@@ -1305,6 +1310,7 @@ bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const 
     const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
     const double limit = small_path_limit(cfg, choice, g, threads, flops);
     if (limit == kNotTheSmallPath || !use_small_path(cfg, kernel, g, limit)) return false;
+    if (threads == 1 && small_path_reads_a_in_blocks_on_few_l1_sets(cfg, kernel, g)) return false;
     call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
     call->threads = threads;
     call->k_steps = small_path_k_steps(cfg, choice, g);
