@@ -45,6 +45,20 @@ TEST(CutShort, ARunThatFellShortWithinTheLibrarysLimitKeepsWhatItMeasured) {
 // Every test runs with RIDGE_PROFILE=none (test/CMakeLists.txt): the
 // configuration then holds the built-in figures, the ones ridge-tune's
 // cut-short rule compares against.
+// A size the host's slowness left uncounted is skipped; two in a row cut the
+// search short; a counted size in between starts the count again.
+TEST(CutShort, OneSlowedSizeIsSkippedAndTwoInARowCutTheSearchShort) {
+    ridge_tune::SlowedSizes slowed;
+    EXPECT_FALSE(slowed.cut_short_after(true));
+    EXPECT_FALSE(slowed.cut_short_after(false));
+    EXPECT_FALSE(slowed.cut_short_after(true));
+    EXPECT_FALSE(slowed.cut_short_after(false));
+    EXPECT_TRUE(slowed.cut_short_after(false));
+    ridge_tune::SlowedSizes first_two;
+    EXPECT_FALSE(first_two.cut_short_after(false));
+    EXPECT_TRUE(first_two.cut_short_after(false));
+}
+
 TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::BuiltInCrossovers builtin = ridge::builtin_crossovers();

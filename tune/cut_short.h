@@ -29,4 +29,29 @@ inline double figure_when_cut_short(double kept_up_to, double fallback, bool fel
     return fell_short_within_fallback && kept_up_to > 0.0 ? kept_up_to : 0.0;
 }
 
+// A size of the small path's crossover searches (search.cpp) none of whose
+// measurements counted, the host slowed through them (HostSpeed), says
+// nothing: the search skips it and goes on, and only this many such sizes in
+// a row cut it short. Cut short at the first, the searches seldom got past
+// 96^3-160^3 on the Zen 5 VM, whose read probe stood at 67-94% of its fastest
+// for much of every tuner run, and the team's limit came out at 112^3 (the
+// small path's team 0.905x the blocked team's at 128^3, then 160^3 slowed),
+// where with the library's own 640^3 the small path's team ran 1.04-1.10x
+// the blocked team's at 160^3-640^3 and 0.95x at 128^3 (A 16 bytes past a
+// line; `OFFSET=4 PROFILE_A=P PROFILE_B=P_TEAM640 RIDGE_NUM_THREADS=2
+// ridge-ab LIB LIB2 n n n 11`, two copies of one build).
+constexpr int kSlowedSizesThatCutASearchShort = 2;
+
+class SlowedSizes {
+public:
+    // After a size: whether any of its measurements counted. True: cut the search short here.
+    bool cut_short_after(bool counted) {
+        in_a_row_ = counted ? 0 : in_a_row_ + 1;
+        return in_a_row_ >= kSlowedSizesThatCutASearchShort;
+    }
+
+private:
+    int in_a_row_ = 0;
+};
+
 }  // namespace ridge_tune

@@ -480,6 +480,7 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
     int team_misses = 0, alone_misses = 0;  // sizes in a row that fell short
     bool team_fell_short = false, alone_fell_short = false;  // at any size so far (see cut_short.h)
     constexpr int kMissesThatEndASearch = 2;
+    SlowedSizes slowed;  // (cut_short.h)
     auto team_open = [&team_misses] { return team_misses < kMissesThatEndASearch; };
     auto alone_open = [&alone_misses] { return alone_misses < kMissesThatEndASearch; };
     // Cut short (see cut_short.h): the runs measured so far go into the profile
@@ -545,7 +546,8 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
         // (ending the search there, at 128^3), where three runs of the same
         // timing in a probe right after measured 1.12-1.17x (2 threads).
         // A measurement on a slowed host (HostSpeed) is not counted; a size with no
-        // counted measurement leaves the crossover unmeasured.
+        // counted measurement is skipped, and two such sizes in a row cut the
+        // search short (SlowedSizes, cut_short.h).
         // The team's plans are timed apart from the one-thread ones, as a
         // caller that calls on a team call after call runs them: timed in one
         // rotation with the one-thread plans, whose samples left the team's
@@ -582,7 +584,11 @@ void search_small_crossover(const GemmKernel& kernel, const BlockingParams& bloc
             team_keeps_up = team_keeps_up || (threaded ? team_ratio >= kSmallKeepsUp : alone_keeps_up);
             if ((alone_keeps_up || !alone_open()) && team_keeps_up) break;
         }
-        if (!counted) return cut_short("the host was slowed at n = " + std::to_string(n));
+        if (slowed.cut_short_after(counted)) return cut_short("the host was slowed at n = " + std::to_string(n));
+        if (!counted) {
+            out->lines.push_back("n=" + std::to_string(n) + ": not counted (the host was slowed): skipped");
+            continue;
+        }
         const double volume = double(n) * double(n) * double(n);
         if (team_open()) {
             if (team_keeps_up) out->small_max_volume = volume;
@@ -614,6 +620,7 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
     // nothing beyond it keeps up, the limit is the same as without lines.
     out->small_max_volume_alone_lined_a = out->small_max_volume_alone;
     int misses = 0;
+    SlowedSizes slowed;  // (cut_short.h)
     constexpr int kMissesThatEndASearch = 2;
     for (int64_t n : kSmallCrossoverSizes) {
         const double volume = double(n) * double(n) * double(n);
@@ -647,10 +654,14 @@ void search_small_crossover_lined_a(const GemmKernel& kernel, const BlockingPara
             keeps_up = t.paired_ratio(0, 1) >= 1.0;  // as kSmallKeepsUp above
             if (keeps_up) break;
         }
-        if (!counted) {
+        if (slowed.cut_short_after(counted)) {
             out->lines.push_back("A on lines: the host was slowed at n = " + std::to_string(n) +
                                  ", the limit so far kept");
             break;
+        }
+        if (!counted) {
+            out->lines.push_back("n=" + std::to_string(n) + ", A on lines: not counted (the host was slowed): skipped");
+            continue;
         }
         if (keeps_up) out->small_max_volume_alone_lined_a = volume;
         misses = keeps_up ? 0 : misses + 1;
