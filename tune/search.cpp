@@ -716,9 +716,10 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
                              (kept > 0 ? ": the widths measured so far are kept, beyond the library's own limit"
                                        : ": not measured, the library's own limit applies"));
     };
+    SlowedSizes slowed;  // (cut_short.h)
     for (int64_t n : {32, 48, 64, 96, 128}) {
         if (n > ridge::kSkinnyMaxN) break;
-        bool keeps_up = true;
+        bool keeps_up = true, counted = true;
         for (int64_t rows : kRowsAt) {
             if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
                 return cut_short("cut short: out of time at n = " + std::to_string(n));
@@ -732,8 +733,10 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
             std::string logged = line;
             note_host_speed(logged, speed);
             out->lines.push_back(logged);
-            if (speed.slower() < kMinHostSpeed)
-                return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
+            if (speed.slower() < kMinHostSpeed) {
+                counted = false;
+                break;
+            }
             // Keeping up: at least as fast as packing A. With 2% allowed for
             // noise, a run on the Intel VM kept 128 columns at 136.5 against
             // 137.3 GFLOP/s, where the blocked path ran 1.038x (`PROFILE_A=P
@@ -744,6 +747,12 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
                 keeps_up = false;
                 break;
             }
+        }
+        if (slowed.cut_short_after(counted)) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
+        if (!counted) {
+            out->lines.push_back(std::string(ridge::dtype_name(input)) + " n=" + std::to_string(n) +
+                                 ": not counted (the host was slowed): skipped");
+            continue;
         }
         if (!keeps_up) break;  // the run of widths from the bottom where the sweep keeps up
         widest = n;
