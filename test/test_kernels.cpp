@@ -28,6 +28,7 @@
 #include "dispatch/registry.h"
 #include "gemm/blocked_schedule.h"
 #include "gemm/gemm.h"
+#include "gemm/l1_sets.h"
 #include "gemm/pack.h"
 #include "gemm_check.h"
 #include "tuning/model.h"
@@ -2273,7 +2274,8 @@ TEST(Kernels, DispatchPacksAnABeyondHalfOfL2OnFewL1Sets) {
     const ridge::GemmKernel* ker = cfg.gemm(ridge::Dtype::f32).kernel;
     if (ker->small_f32 == nullptr) GTEST_SKIP() << ker->name << " has no small path";
     if (ker->small_kernel_max_volume > 0) GTEST_SKIP() << ker->name << "'s small path has a limit of its own";
-    if (ker->MR * int64_t(sizeof(float)) < 128) GTEST_SKIP() << ker->name << "'s MR rows are one cache line";
+    if (ker->MR * int64_t(sizeof(float)) < ridge::kTwoCacheLinesBytes)
+        GTEST_SKIP() << ker->name << "'s MR rows are one cache line";
     ASSERT_GE(cfg.small_max_volume, 512.0 * 256.0 * 1024.0) << "the built-in limit (no profile)";
     const int64_t m = 512, n = 256;  // lda 512 floats: 2 KiB
     const int64_t k_within = cfg.small_a_block_floats / m, k_beyond = k_within + 16;

@@ -42,9 +42,6 @@ TEST(CutShort, ARunThatFellShortWithinTheLibrarysLimitKeepsWhatItMeasured) {
     EXPECT_EQ(figure_when_cut_short(0, built_in, true), 0);  // no size kept up: nothing to write
 }
 
-// Every test runs with RIDGE_PROFILE=none (test/CMakeLists.txt): the
-// configuration then holds the built-in figures, the ones ridge-tune's
-// cut-short rule compares against.
 // A size the host's slowness left uncounted is skipped; two in a row cut the
 // search short; a counted size in between starts the count again.
 TEST(CutShort, OneSlowedSizeIsSkippedAndTwoInARowCutTheSearchShort) {
@@ -59,6 +56,9 @@ TEST(CutShort, OneSlowedSizeIsSkippedAndTwoInARowCutTheSearchShort) {
     EXPECT_TRUE(first_two.cut_short_after(false));
 }
 
+// Every test runs with RIDGE_PROFILE=none (test/CMakeLists.txt): the
+// configuration then holds the built-in figures, the ones ridge-tune's
+// cut-short rule compares against.
 TEST(BuiltInCrossovers, AreTheFiguresTheLibraryUsesWithoutAProfile) {
     const ridge::RuntimeConfig& cfg = ridge::runtime_config();
     const ridge::BuiltInCrossovers builtin = ridge::builtin_crossovers();

@@ -32,11 +32,11 @@ inline double figure_when_cut_short(double kept_up_to, double fallback, bool fel
 // A size of a crossover search (search.cpp: the small path's, with A off and
 // on lines, and the skinny path's widths) none of whose measurements counted,
 // the host slowed through them (HostSpeed), says nothing: the search skips it
-// and goes on, and only this many such sizes in a row cut it short. (The
-// skinny search, cut short at the first, ended at 32 or 48 columns in every
-// tuner run on the Zen 5 VM.) Cut short at the first, the small path's searches seldom got past
-// 96^3-160^3 on the Zen 5 VM, whose read probe stood at 67-94% of its fastest
-// for much of every tuner run, and the team's limit came out at 112^3 (the
+// and goes on, and only this many such sizes in a row cut it short. Cut short
+// at the first, the skinny search ended at 32 or 48 columns in every tuner
+// run on the Zen 5 VM, whose read probe stood at 64-94% of its fastest for
+// much of every run, and the small path's searches seldom got past
+// 96^3-160^3; one run put the team's limit at 112^3 (the
 // small path's team 0.905x the blocked team's at 128^3, then 160^3 slowed),
 // where with the library's own 640^3 the small path's team ran 1.04-1.10x
 // the blocked team's at 160^3-640^3 and 0.95x at 128^3 (A 16 bytes past a

@@ -966,9 +966,7 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // (cfg.small_max_a_floats), the A measured. Not on a team, where the small
 // path splits C's columns and the blocked team shares its panels: 2 threads
 // 512^3 without a profile (whose built-in limit gives teams the small path
-// there; this VM's profile does not) 0.909 with the rule.
-constexpr int64_t kTwoCacheLinesBytes = 128;
-constexpr int64_t kTallTilesMaxColumns = 16;  // gemm_small.cpp's
+// there) 0.909 with the rule.
 bool small_path_reads_a_in_blocks_on_few_l1_sets(const RuntimeConfig& cfg, const GemmKernel& kernel,
                                                  const GemmArgs& g) {
     if (double(g.m) * double(g.n) * double(g.k) <= kSmallAnyShapeMaxVolume) return false;

@@ -90,8 +90,8 @@ void print_config(const RuntimeConfig& cfg) {
                  "other in-place paths' shapes left to them on one thread too) with op(A) <= %.4g floats or in "
                  "blocks of rows of %lld floats (while k x NR is smaller than L1); past one KC step with op(A) "
                  "within that and C within %.4g floats on a team, %.4g on one thread; also past k = KC with "
-                 "op(A) beyond and C within %lld floats, a KC step at a time; not for an op(A) of more than %lld floats "
-                 "read whole with its columns a multiple of 1 KiB apart (one thread, 32-row tiles)\n",
+                 "op(A) beyond and C within %lld floats, a KC step at a time; on one thread, not for an op(A) of more "
+                 "than %lld floats (to the bound above) with its columns a multiple of 1 KiB apart (32-row tiles)\n",
                  cfg.small_max_volume, cfg.small_max_volume_alone, cfg.small_max_volume_alone_lined_a,
                  cfg.small_max_a_floats, (long long)cfg.small_a_block_floats, kSmallCDeepKMaxFloats,
                  kSmallCDeepKMaxFloatsAlone, (long long)cfg.small_a_block_floats, (long long)cfg.small_a_block_floats);

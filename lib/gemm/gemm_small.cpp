@@ -107,7 +107,7 @@ bool copies_b_panels(const GemmArgs& g, const GemmKernel& ker) {
 // 1.24-1.34, 1024 x 8 x 256 1.24, 1024 x 16 x 32 1.12. At 24-48 columns
 // (k = 64-128) tall tiles ran 1.06-1.10 in one spell of the host and
 // 0.95-1.01 in another, hence the limit. Other lda: 1040 x 8 x 128 1.008.
-constexpr int64_t kTallTilesMaxColumns = 16;
+// (kTallTilesMaxColumns: l1_sets.h.)
 // A kernel whose MR rows span two lines or more (AVX-512's 32 fp32 rows)
 // takes them where lda is any multiple of 1 KiB as well: its columns then
 // fall on at most 4 of the L1's set offsets. Measured on the Intel VM against
@@ -118,11 +118,10 @@ constexpr int64_t kTallTilesMaxColumns = 16;
 // threads 512 x 8 x 128 1.058, 768 x 8 x 256 1.105. AVX2's 16-row tiles (one
 // line a column) did not gain (`RIDGE_ISA=avx2`: 512 x 4 x 256 0.895, 512 /
 // 768 x 8 x 128 1.000 / 1.008): they keep 4 KiB.
-constexpr int64_t kTwoLinesBytes = 128;
 bool a_columns_on_few_l1_sets(const GemmArgs& g, const GemmKernel& ker) {
     const int64_t stride = g.lda * int64_t(sizeof(float));
     if (stride % kL1SetPeriodBytes == 0) return true;
-    return ker.MR * int64_t(sizeof(float)) >= kTwoLinesBytes && stride % kFewL1SetsStrideBytes == 0;
+    return ker.MR * int64_t(sizeof(float)) >= kTwoCacheLinesBytes && stride % kFewL1SetsStrideBytes == 0;
 }
 int64_t tile_height(const GemmArgs& g, const GemmKernel& ker) {
     if (narrow_b_tiles(g, ker)) return g.trans_a ? ker.MR : ker.MR + ker.MR / 2;

@@ -14,5 +14,13 @@ namespace ridge {
 
 constexpr int64_t kL1SetPeriodBytes = 4096;
 constexpr int64_t kFewL1SetsStrideBytes = 1024;
+// A kernel whose MR rows of fp32 span at least this (AVX-512's 32) reads two
+// lines per column and step, which columns kFewL1SetsStrideBytes apart put on
+// 4 set offsets.
+constexpr int64_t kTwoCacheLinesBytes = 128;
+// Columns of C up to which the small path runs tall tiles on such strides
+// (gemm_small.cpp: tile_height, where it was measured); paths.cpp's rule for
+// an A beyond half of L2 leaves those to it.
+constexpr int64_t kTallTilesMaxColumns = 16;
 
 }  // namespace ridge
