@@ -934,7 +934,8 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // Whether the small path would read an op(A) of more than half of L2 in
 // place, its columns a multiple of 1 KiB apart, across more columns of C than
 // its tall tiles take (gemm_small.cpp: tile_height, up to 16), past the
-// volume where the small path takes any shape (kSmallAnyShapeMaxVolume):
+// volume where the small path takes any shape (kSmallAnyShapeMaxVolume) and
+// within its volume limit (max_volume):
 // then, on one thread, the small path in its usual order does not take the
 // call (takes_small_path, small_path_alone): the blocked path
 // does, which packs A, or the small path a KC step at a time over all of C
@@ -966,10 +967,15 @@ InPlacePath in_place_path(const RuntimeConfig& cfg, const GemmChoice& choice, co
 // (cfg.small_max_a_floats), the A measured. Not on a team, where the small
 // path splits C's columns and the blocked team shares its panels: 2 threads
 // 512^3 without a profile (whose built-in limit gives teams the small path
-// there) 0.909 with the rule.
+// there) 0.909 with the rule. Nor past the small path's volume limit
+// (max_volume), where it takes thin problems by their own rule
+// (thin_enough_for_small_path): there the blocked path ran 256 x 4096 x 768
+// 1.18x, 256 x 4096 x 1000 1.04x but 256 x 4096 x 1024 0.88x (B's columns 4
+// KiB apart), not enough to draw a line by.
 bool small_path_reads_a_in_blocks_on_few_l1_sets(const RuntimeConfig& cfg, const GemmKernel& kernel,
-                                                 const GemmArgs& g) {
-    if (double(g.m) * double(g.n) * double(g.k) <= kSmallAnyShapeMaxVolume) return false;
+                                                 const GemmArgs& g, double max_volume) {
+    const double volume = double(g.m) * double(g.n) * double(g.k);
+    if (volume <= kSmallAnyShapeMaxVolume || volume > max_volume) return false;
     if (g.trans_a || g.n <= kTallTilesMaxColumns) return false;  // transposed A is packed
     if (kernel.MR * int64_t(sizeof(float)) < kTwoCacheLinesBytes) return false;
     if ((g.lda * int64_t(sizeof(float))) % kFewL1SetsStrideBytes != 0) return false;
@@ -1094,7 +1100,7 @@ double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
     return plan.threads == 1 && runs_five_loops(plan) &&
            use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g)) &&
-           !small_path_reads_a_in_blocks_on_few_l1_sets(cfg, *plan.kernel, g);
+           !small_path_reads_a_in_blocks_on_few_l1_sets(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
 }
 
 // A small C over a deep k, past the volume limits: where the blocked path
@@ -1308,7 +1314,7 @@ bool takes_small_path(const RuntimeConfig& cfg, const GemmChoice& choice, const 
     const int threads = threads_for(flops, cfg.small_min_flops_per_thread);
     const double limit = small_path_limit(cfg, choice, g, threads, flops);
     if (limit == kNotTheSmallPath || !use_small_path(cfg, kernel, g, limit)) return false;
-    if (threads == 1 && small_path_reads_a_in_blocks_on_few_l1_sets(cfg, kernel, g)) return false;
+    if (threads == 1 && small_path_reads_a_in_blocks_on_few_l1_sets(cfg, kernel, g, limit)) return false;
     call->a_block_floats = small_path_a_block_floats(cfg, kernel, g.k);
     call->threads = threads;
     call->k_steps = small_path_k_steps(cfg, choice, g);
