@@ -39,9 +39,10 @@ inline double figure_when_cut_short(double kept_up_to, double fallback, bool fel
 // 96^3-160^3; one run put the team's limit at 112^3 (the
 // small path's team 0.905x the blocked team's at 128^3, then 160^3 slowed),
 // where with the library's own 640^3 the small path's team ran 1.04-1.10x
-// the blocked team's at 160^3-640^3 and 0.95x at 128^3 (A 16 bytes past a
-// line; `OFFSET=4 PROFILE_A=P PROFILE_B=P_TEAM640 RIDGE_NUM_THREADS=2
-// ridge-ab LIB LIB2 n n n 11`, two copies of one build).
+// the blocked team's at 160^3-640^3 in one spell of the host and 0.98-1.03x
+// in another, 0.95x at 128^3 (A 16 bytes past a line; `OFFSET=4 PROFILE_A=P
+// PROFILE_B=P_TEAM640 RIDGE_NUM_THREADS=2 ridge-ab LIB LIB2 n n n 11`, two
+// copies of one build).
 constexpr int kSlowedSizesThatCutASearchShort = 2;
 
 class SlowedSizes {

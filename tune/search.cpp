@@ -748,7 +748,8 @@ void search_skinny_crossover(const GemmKernel& kernel, const BlockingParams& blo
                 break;
             }
         }
-        if (slowed.cut_short_after(counted)) return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
+        if (slowed.cut_short_after(counted))
+            return cut_short("cut short: the host was slowed at n = " + std::to_string(n));
         if (!counted) {
             out->lines.push_back(std::string(ridge::dtype_name(input)) + " n=" + std::to_string(n) +
                                  ": not counted (the host was slowed): skipped");

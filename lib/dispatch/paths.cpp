@@ -1098,9 +1098,10 @@ double small_path_limit_alone(const RuntimeConfig& cfg, const GemmArgs& g) {
     return lined ? cfg.small_max_volume_alone_lined_a : cfg.small_max_volume_alone;
 }
 bool small_path_alone(const RuntimeConfig& cfg, const GemmPlan& plan, const GemmArgs& g) {
-    return plan.threads == 1 && runs_five_loops(plan) &&
-           use_small_path(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g)) &&
-           !small_path_reads_a_in_blocks_on_few_l1_sets(cfg, *plan.kernel, g, small_path_limit_alone(cfg, g));
+    if (plan.threads != 1 || !runs_five_loops(plan)) return false;
+    const double limit = small_path_limit_alone(cfg, g);
+    return use_small_path(cfg, *plan.kernel, g, limit) &&
+           !small_path_reads_a_in_blocks_on_few_l1_sets(cfg, *plan.kernel, g, limit);
 }
 
 // A small C over a deep k, past the volume limits: where the blocked path
