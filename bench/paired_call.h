@@ -78,10 +78,20 @@ public:
         return flops_ * calls / sec * 1e-9;
     }
 
-    // Calls per timing: ~50 ms at lib's rate on `threads` in a first trial.
+    // Calls per timing: ~50 ms at lib's rate on `threads`, timed after a call
+    // that warms up (a library's first call allocates and faults in its
+    // buffers; timed alone it ran 256^3 at a tenth of its rate, and the main
+    // job's paired 256^3 timed 2 calls, 0.3 ms, where 50 ms were meant), over
+    // calls doubled until they take 5 ms.
     int calls_per_timing(GemmLibrary* lib, int threads) {
-        const double trial = rate(lib, threads, 1);
-        return std::max(1, int(0.05 * trial * 1e9 / flops_));
+        rate(lib, threads, 1);  // warm-up
+        constexpr double kTrialSeconds = 0.005, kTimingSeconds = 0.05;
+        for (int trial_calls = 1;; trial_calls *= 2) {
+            const double gflops = rate(lib, threads, trial_calls);
+            const double seconds = flops_ * trial_calls / (gflops * 1e9);
+            if (seconds >= kTrialSeconds || trial_calls >= (1 << 20))
+                return std::max(1, int(kTimingSeconds / (seconds / trial_calls)));
+        }
     }
 
 private:

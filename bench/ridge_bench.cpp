@@ -29,6 +29,7 @@
 #include "peers.h"
 #include "roofline.h"
 #include "scaling.h"
+#include "transposes.h"
 #include "ridge/cblas.h"
 #include "ridge/ridge.h"
 #include "ukr_bench.h"
@@ -358,6 +359,8 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "paired") return paired_main(argc - 1, argv + 1);
     // `ridge-bench scaling M N K ...`: ridge on one thread against a team, call by call (scaling.cpp).
     if (argc > 1 && std::string(argv[1]) == "scaling") return scaling_main(argc - 1, argv + 1);
+    // `ridge-bench transposes M N K ...`: each library's TN/NT/TT against its own NN, call by call (transposes.cpp).
+    if (argc > 1 && std::string(argv[1]) == "transposes") return transposes_main(argc - 1, argv + 1);
     std::vector<std::string> shape_files;
     std::string libs;
     // Defaults that make a noisy machine readable; any flag given later overrides them.
