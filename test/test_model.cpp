@@ -309,9 +309,10 @@ CacheTopology topology_of(CacheLevel l1, CacheLevel l2, CacheLevel l3) {
 //     C_Ar = floor((12-1) / (1 + 12/32)) = floor(8.0) = 8,
 //     KC = 8 * 4096 / (32 * 4) = 256.
 //   L2 2 MiB 16-way: way = 128 KiB. C_Br = ceil(256*12*4 / 131072) = 1,
-//     C_Ac = 16 - 1 - 1 = 14, MC = 14 * 131072 / (256*4) = 1792 (a multiple of 32).
-//   L3 4 MiB 16-way: way = 256 KiB. C_Ac = ceil(1792*256*4 / 262144) = 7,
-//     C_Bc = 16 - 1 - 7 = 8, NC = 8 * 262144 / (256*4) = 2048, down to a multiple of 12: 2040.
+//     C_Ac = 16 - 1 - 1 = 14, at most half of the 16: 8, MC = 8 * 131072 / (256*4) = 1024
+//     (a multiple of 32).
+//   L3 4 MiB 16-way: way = 256 KiB. C_Ac = ceil(1024*256*4 / 262144) = 4,
+//     C_Bc = 16 - 1 - 4 = 11, NC = 11 * 262144 / (256*4) = 2816, down to a multiple of 12: 2808.
 TEST(Model, Avx512KernelOnA48KiBL1) {
     const CacheTopology t = topology_of({1, 48 * KiB, 12, 64, 1, "test"}, {2, 2 * MiB, 16, 64, 1, "test"},
                                         {3, 4 * MiB, 16, 64, 1, "test"});
@@ -319,20 +320,19 @@ TEST(Model, Avx512KernelOnA48KiBL1) {
     EXPECT_EQ(32, bp.MR);
     EXPECT_EQ(12, bp.NR);
     EXPECT_EQ(256, bp.KC);
-    EXPECT_EQ(1792, bp.MC);
-    EXPECT_EQ(2040, bp.NC);
+    EXPECT_EQ(1024, bp.MC);
+    EXPECT_EQ(2808, bp.NC);
 }
 
 // The AMX bf16 kernel (MR = NR = 32, 2-byte elements) on the caches above,
 // KC raised to its registry floor of 1024:
 //   L1: C_Ar = floor(11 / (1 + 32/32)) = 5, KC = 5 * 4096 / (32*2) = 320 -> 1024.
-//   L2: C_Br = ceil(1024*32*2 / 131072) = 1, all but two ways 14; B's micro-panel
-//     (64 KiB) no longer in L1, so the A block gets half of L2: 8 ways,
-//     MC = 8 * 131072 / (1024*2) = 512.
+//   L2: C_Br = ceil(1024*32*2 / 131072) = 1, all but two ways 14, at most half
+//     of L2: 8 ways, MC = 8 * 131072 / (1024*2) = 512.
 //   L3: C_Ac = ceil(512*1024*2 / 262144) = 4, C_Bc = 11, NC = 11 * 262144 / 2048 = 1408.
-// Without the floor the L1 model stands and MC takes all but two ways of L2:
-//   KC 320, C_Br = ceil(320*32*2 / 131072) = 1, MC = 14 * 131072 / 640 = 2867.2 -> 2848.
-TEST(Model, RaisedKcLeavesHalfOfL2ToTheBlockOfA) {
+// Without the floor the L1 model stands, and MC half of L2 as well:
+//   KC 320, C_Br = ceil(320*32*2 / 131072) = 1, MC = 8 * 131072 / 640 = 1638.4 -> 1632.
+TEST(Model, AmxKernelWithKcRaisedToItsFloor) {
     const CacheTopology t = topology_of({1, 48 * KiB, 12, 64, 1, "test"}, {2, 2 * MiB, 16, 64, 1, "test"},
                                         {3, 4 * MiB, 16, 64, 1, "test"});
     const ridge::BlockingParams raised = ridge::blocking_from_model(t, 32, 32, 2, 1024);
@@ -341,35 +341,35 @@ TEST(Model, RaisedKcLeavesHalfOfL2ToTheBlockOfA) {
     EXPECT_EQ(1408, raised.NC);
     const ridge::BlockingParams model = ridge::blocking_from_model(t, 32, 32, 2);
     EXPECT_EQ(320, model.KC);
-    EXPECT_EQ(2848, model.MC);
+    EXPECT_EQ(1632, model.MC);
 }
 
 // The fallback topology with the AVX2 kernel (MR=16, NR=6):
 //   L1 32 KiB 8-way: way = 4 KiB. C_Ar = floor(7 / (1 + 6/16)) = floor(5.09) = 5,
 //     KC = 5 * 4096 / (16*4) = 320.
-//   L2 1 MiB 16-way: way = 64 KiB. C_Br = ceil(320*6*4 / 65536) = 1, C_Ac = 14,
-//     MC = 14 * 65536 / (320*4) = 716.8 -> 716, down to a multiple of 16: 704.
-//   L3 4 MiB 16-way: way = 256 KiB. C_Ac = ceil(704*320*4 / 262144) = ceil(3.44) = 4,
-//     C_Bc = 16 - 1 - 4 = 11, NC = 11 * 262144 / (320*4) = 2252.8 -> 2252, multiple of 6: 2250.
+//   L2 1 MiB 16-way: way = 64 KiB. C_Br = ceil(320*6*4 / 65536) = 1, C_Ac = 14, at most
+//     half of the 16: 8, MC = 8 * 65536 / (320*4) = 409.6 -> 409, down to a multiple of 16: 400.
+//   L3 4 MiB 16-way: way = 256 KiB. C_Ac = ceil(400*320*4 / 262144) = ceil(1.95) = 2,
+//     C_Bc = 16 - 1 - 2 = 13, NC = 13 * 262144 / (320*4) = 2662.4 -> 2662, multiple of 6: 2658.
 TEST(Model, Avx2KernelOnFallbackCaches) {
     const CacheTopology t = topology_of(ridge::fallback_l1(), ridge::fallback_l2(), ridge::fallback_l3());
     const ridge::BlockingParams bp = ridge::blocking_from_model(t, 16, 6, 4);
     EXPECT_EQ(320, bp.KC);
-    EXPECT_EQ(704, bp.MC);
-    EXPECT_EQ(2250, bp.NC);
+    EXPECT_EQ(400, bp.MC);
+    EXPECT_EQ(2658, bp.NC);
 }
 
 // The portable kernel (MR=8, NR=4) on the same fallback caches:
 //   C_Ar = floor(7 / (1 + 4/8)) = floor(4.67) = 4, KC = 4 * 4096 / (8*4) = 512.
-//   C_Br = ceil(512*4*4 / 65536) = 1, C_Ac = 14, MC = 14 * 65536 / (512*4) = 448.
-//   C_Ac(L3) = ceil(448*512*4 / 262144) = ceil(3.5) = 4, C_Bc = 11,
-//   NC = 11 * 262144 / (512*4) = 1408 (a multiple of 4).
+//   C_Br = ceil(512*4*4 / 65536) = 1, C_Ac = 14, half of the 16: 8, MC = 8 * 65536 / (512*4) = 256.
+//   C_Ac(L3) = ceil(256*512*4 / 262144) = 2, C_Bc = 13,
+//   NC = 13 * 262144 / (512*4) = 1664 (a multiple of 4).
 TEST(Model, RefKernelOnFallbackCaches) {
     const CacheTopology t = topology_of(ridge::fallback_l1(), ridge::fallback_l2(), ridge::fallback_l3());
     const ridge::BlockingParams bp = ridge::blocking_from_model(t, 8, 4, 4);
     EXPECT_EQ(512, bp.KC);
-    EXPECT_EQ(448, bp.MC);
-    EXPECT_EQ(1408, bp.NC);
+    EXPECT_EQ(256, bp.MC);
+    EXPECT_EQ(1664, bp.NC);
 }
 
 // This VM as hwloc reports it (L3 rejected, the 4 MiB 16-way fallback in its place)
@@ -379,8 +379,8 @@ TEST(Model, ThisVmThroughTheChecks) {
         {{1, 48 * KiB, 12, 64, 1}, {2, 2 * MiB, 16, 64, 1}, {3, 480 * MiB, 16, 64, 2}});
     const ridge::BlockingParams bp = ridge::blocking_from_model(t, 32, 12, 4);
     EXPECT_EQ(256, bp.KC);
-    EXPECT_EQ(1792, bp.MC);
-    EXPECT_EQ(2040, bp.NC);
+    EXPECT_EQ(1024, bp.MC);
+    EXPECT_EQ(2808, bp.NC);
 }
 
 // The section 4 rule: latency x ports accumulators.
