@@ -1,6 +1,7 @@
-// What the paired tools (`ridge-bench paired`, `ridge-bench scaling`) share:
-// their arguments, M N K [NN|NT|TN|TT [THREADS [ROUNDS [f32|f16|bf16]]]], and
-// one GEMM shape's operands timed on a library at a thread count.
+// What the paired tools (`ridge-bench paired`, `scaling`, `transposes`) share:
+// the arguments of the first two, M N K [NN|NT|TN|TT [THREADS [ROUNDS
+// [f32|f16|bf16]]]], and one GEMM shape's operands timed on a library at a
+// thread count.
 #pragma once
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 #include "transposes.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
