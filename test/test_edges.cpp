@@ -508,7 +508,8 @@ TEST(Edges, IrLoopOutsideJrWhereTheBPanelFitsItsShare) {
 
 // --- One block of all of op(A)'s rows (packs_all_rows_as_one_block) ---
 // With more rows than MC, one thread packs each KC step's op(A) whole and runs
-// the k steps outside jc, where the plan's L3 limit admits m: the first B
+// the k steps outside jc, where the plan's L3 limit and its floor (a block
+// past L2: GemmPlan::a_rows_past_l2) admit m: the first B
 // micro-panel then meets every A panel before the second micro-panel starts,
 // past the MC rows where the five loops' order moves on to it. C comes out
 // bit for bit as in the five loops, on one thread or two (each row slice of
@@ -535,11 +536,13 @@ TEST(Edges, AllRowsOfAOneBlockWhereTheyFitTheL3Limit) {
         struct Run {
             int64_t limit;
             int threads;
+            int64_t floor = 0;  // GemmPlan::a_rows_past_l2
         };
-        for (const Run run : {Run{0, 1}, Run{3 * MR, 1}, Run{6 * MR, 1}, Run{64 * MR, 1}, Run{64 * MR, 2}}) {
-            const bool one_block = run.limit >= c.m;
-            SCOPED_TRACE(c.describe() + " limit " + std::to_string(run.limit) + " rows, " +
-                         std::to_string(run.threads) + " thread(s)");
+        for (const Run run : {Run{0, 1}, Run{3 * MR, 1}, Run{6 * MR, 1}, Run{64 * MR, 1}, Run{64 * MR, 2},
+                              Run{64 * MR, 1, 6 * MR}, Run{64 * MR, 1, 6 * MR + 1}}) {
+            const bool one_block = run.limit >= c.m && run.floor <= c.m;
+            SCOPED_TRACE(c.describe() + " limit " + std::to_string(run.limit) + " rows, floor " +
+                         std::to_string(run.floor) + ", " + std::to_string(run.threads) + " thread(s)");
             std::mt19937 same = rng;  // every run on the same operands
             Operands ops(c, same);
             const auto expect = expected_c(c, ops.a.data(), ops.b.data(), ops.c.data());
@@ -547,6 +550,7 @@ TEST(Edges, AllRowsOfAOneBlockWhereTheyFitTheL3Limit) {
             ridge::GemmPlan plan{run.threads == 1 ? &spy : g_order_real_kernel, {MR, NR, 16, 2 * MR, 64 * NR},
                                  run.threads};
             plan.a_rows_in_l3 = run.limit;
+            plan.a_rows_past_l2 = run.floor;
             plan.b_panel_columns_in_l2 = 2 * NR;
             g_first_b_panels.clear();
             ASSERT_EQ(RIDGE_SUCCESS, ridge::gemm(driver_args(c, ops), plan));

@@ -146,6 +146,9 @@ int64_t b_panel_columns_for_ir_outside_jr(const BlockingParams& bp, const GemmKe
 // (GemmPlan::a_rows_in_l3) where RuntimeConfig::blocked_one_block_of_a allows
 // it: ridge-tune times that order against the five loops' blocks.
 int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel);
+// The fewest rows for that order (GemmPlan::a_rows_past_l2): a KC-deep
+// packed block of at least one and a half times L2.
+int64_t a_rows_past_l2(const BlockingParams& bp, const GemmKernel& kernel);
 
 // Plan and run one checked, column-major GEMM.
 ridge_status dispatch_gemm(const GemmArgs& args);

@@ -608,6 +608,15 @@ int64_t a_rows_in_l3(const BlockingParams& bp, const GemmKernel& kernel) {
     return share_bytes / (bp.KC * kernel.packed_bytes) / bp.MR * bp.MR;
 }
 
+// The fewest rows of op(A) whose KC-deep packed block is at least one and a
+// half times L2 (GemmPlan::a_rows_past_l2; packs_all_rows_as_one_block in
+// blocked_schedule.cpp): 1536 rows at KC 256 fp32 of 1 MiB.
+int64_t a_rows_past_l2(const BlockingParams& bp, const GemmKernel& kernel) {
+    const int64_t bytes = 3 * machine_topology().l2.size_bytes / 2;
+    const int64_t rows = (bytes + bp.KC * kernel.packed_bytes - 1) / (bp.KC * kernel.packed_bytes);
+    return (rows + bp.MR - 1) / bp.MR * bp.MR;
+}
+
 // Columns of a KC-deep packed B panel that stay in L2 while the blocked
 // driver runs a block's ir loop outside its jr loop (GemmPlan::
 // b_panel_columns_for_ir_outside_jr; runs_ir_outside_jr in blocked_schedule.cpp):
@@ -790,6 +799,7 @@ void set_blocked_path_limits(GemmPlan* plan) {
     plan->a_in_place_max_lda = runtime_config().blocked_a_in_place ? 2 * plan->blocking.MC / 3 : 0;
     plan->b_panel_columns_in_l2 = b_panel_columns_in_l2(plan->blocking, *plan->kernel);
     plan->a_rows_in_l3 = runtime_config().blocked_one_block_of_a ? a_rows_in_l3(plan->blocking, *plan->kernel) : 0;
+    plan->a_rows_past_l2 = a_rows_past_l2(plan->blocking, *plan->kernel);
     plan->slice_panels_to_share = kSlicePanelsToShare;
     plan->b_panel_columns_for_ir_outside_jr =
         runtime_config().blocked_ir_outside_jr ? b_panel_columns_for_ir_outside_jr(plan->blocking, *plan->kernel) : 0;

@@ -212,8 +212,17 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // B.so M N K 15`): 1024^3 1.013 / 1.016, 1000^3 1.009. So it is
 // the machine's: on unless a profile turns it off (RuntimeConfig::
 // blocked_one_block_of_a; ridge-tune times both: tune/one_block_of_a.cpp).
+// Not for a block of all rows of less than one and a half times L2
+// (GemmPlan::a_rows_past_l2): this order streams the block from L3 and keeps
+// the B panel in L2, and a block about L2's size does neither, swept whole
+// through L2 beside the panel once per micro-panel of B. The L3 that
+// ridge-tune measures on the Zen 5 VM (11-16 MiB for the 4 MiB fallback)
+// admits up to 2764-4096 rows; with its profile, blocks of MC rows against
+// one block of all rows (`PROFILE_A=ONE PROFILE_B=BLOCKS RIDGE_NUM_THREADS=1
+// ridge-ab LIB LIB2 n n n 11-15`, KC 256 / MC 512): 768^3 1.026, 1024^3
+// 1.002-1.023, 1280^3 1.008; 1536^3 0.995, 2048^3 0.987-0.994.
 bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int threads) {
-    return threads == 1 && g.m > plan.blocking.MC && g.m <= plan.a_rows_in_l3;
+    return threads == 1 && g.m > plan.blocking.MC && g.m >= plan.a_rows_past_l2 && g.m <= plan.a_rows_in_l3;
 }
 
 // Whether the block of A is read where the caller keeps it, not packed: one

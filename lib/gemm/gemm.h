@@ -82,6 +82,10 @@ struct GemmPlan {
     // loop (set by the dispatcher; 0: never, see packs_all_rows_as_one_block
     // in blocked_schedule.cpp).
     int64_t a_rows_in_l3 = 0;
+    // Blocked path: the fewest rows of op(A) for that order, a packed block
+    // that overflows L2 by half (set by the dispatcher; 0: no floor, see
+    // packs_all_rows_as_one_block).
+    int64_t a_rows_past_l2 = 0;
     // Blocked path: columns of a KC-deep packed B panel up to which one thread
     // runs a block's ir loop outside its jr loop (set by the dispatcher where
     // RuntimeConfig::blocked_ir_outside_jr allows it; 0: never, see
