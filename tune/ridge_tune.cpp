@@ -319,8 +319,8 @@ void run_crossovers(TuneRun& run, const Budget& budget) {
                     "%s)\n", run.a_packed_while_computing.from_memory ? "yes" : "no",
                     cfg.blocked_a_packed_while_computing_from_memory ? "yes" : "no");
     if (run.one_block_of_a.one_block >= 0)
-        std::printf("  blocked path packs all of A's rows as one block where they fit a quarter of L3: %s (before "
-                    "this run %s)\n", run.one_block_of_a.one_block ? "yes" : "no",
+        std::printf("  blocked path packs all of A's rows as one block where they fit a quarter of L3 (and overflow "
+                    "L2 by half): %s (before this run %s)\n", run.one_block_of_a.one_block ? "yes" : "no",
                     cfg.blocked_one_block_of_a ? "yes" : "no");
     for (ridge::Dtype input : {ridge::Dtype::f32, ridge::Dtype::bf16, ridge::Dtype::f16})
         if (run.crossover.skinny_max_columns[int(input)] > 0)

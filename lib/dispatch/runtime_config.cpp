@@ -127,7 +127,8 @@ void print_config(const RuntimeConfig& cfg) {
                        "columns of C, is a profile's to turn on)");
     std::fprintf(stderr, "ridge: blocked path: %s\n",
                  cfg.blocked_one_block_of_a
-                     ? "one thread packs all of op(A)'s rows as one block where they fit a quarter of L3"
+                     ? "one thread packs all of op(A)'s rows as one block where they fit a quarter of L3 and "
+                       "overflow L2 by half"
                      : "one thread packs op(A) in blocks of MC rows (profile: faster here than one block in L3)");
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
