@@ -67,10 +67,11 @@ BlockingParams blocking_from_model(const CacheTopology& topo, int64_t MR, int64_
     // over six runs (median 1.003), 768^3 0.994, 3072^3 1.023. 512^3 and
     // 1024^3 run the same blocks as before (one of 512, two of 512). The
     // fast host hides what L2 lacks; the slow one, where ridge had fallen
-    // behind oneDNN more than in the fast (0.95-0.97 at 2048^3), does not. The AVX2 kernel there (KC 512: MC 256 for
-    // 384) 0.982-1.006 at 768^3 and 2048^3, bf16 on vdpbf16ps (MC 512 for
-    // 768) 1.001 / 1.004 at 2048^3 / 1024^3. On the Intel VM ridge-tune had
-    // already taken MC 672 for the AVX2 kernel's 896 (2048^3 +4-5%).
+    // behind oneDNN more than in the fast (0.95-0.97 at 2048^3), does not.
+    // The AVX2 kernel there (KC 512: MC 256 for 384) 0.982-1.006 at 768^3
+    // and 2048^3, bf16 on vdpbf16ps (MC 512 for 768) 1.001 / 1.004 at 2048^3
+    // / 1024^3. On the Intel VM ridge-tune had already taken MC 672 for the
+    // AVX2 kernel's 896 (2048^3 +4-5%).
     const Geometry l2(topo.l2);
     const int64_t ways_b_l2 = ceil_div(bp.KC * NR * elem_bytes, l2.way_bytes());
     const int64_t ways_a_l2 = std::max<int64_t>(1, std::min(l2.ways - 1 - ways_b_l2, l2.ways / 2));

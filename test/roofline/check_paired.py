@@ -11,19 +11,13 @@ import re
 import subprocess
 import sys
 
-
-def at(sorted_values, q):
-    """The tools' quantile (bench/median.h): the element at index q * size of the sorted sample."""
-    return sorted_values[int(q * len(sorted_values))]
+from bench_tool_checks import at, usage_error
 
 
 def main():
     bench = sys.argv[1]
-    bad = subprocess.run([bench, "paired", "64", "64", "64", "XY"], capture_output=True, text=True)
-    assert bad.returncode == 2, f"TRANS XY: exit {bad.returncode}, expected the usage error 2"
-    assert "usage: ridge-bench paired" in bad.stderr, bad.stderr
-    bad = subprocess.run([bench, "paired", "64", "64", "64", "NN", "1", "3", "f64"], capture_output=True, text=True)
-    assert bad.returncode == 2, f"TYPE f64: exit {bad.returncode}, expected the usage error 2"
+    usage_error(bench, "paired", "64", "64", "64", "XY")
+    usage_error(bench, "paired", "64", "64", "64", "NN", "1", "3", "f64")
 
     bf16 = subprocess.run([bench, "paired", "64", "48", "32", "NN", "1", "3", "bf16"], capture_output=True, text=True)
     assert bf16.returncode == 0, f"bf16: exit {bf16.returncode}: {bf16.stderr}"

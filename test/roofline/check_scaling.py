@@ -10,22 +10,13 @@ import re
 import subprocess
 import sys
 
-
-def usage_error(bench, *args):
-    bad = subprocess.run([bench, "scaling", *args], capture_output=True, text=True)
-    assert bad.returncode == 2, f"{args}: exit {bad.returncode}, expected the usage error 2"
-    assert "usage: ridge-bench scaling" in bad.stderr, bad.stderr
-
-
-def at(sorted_values, q):
-    """The tools' quantile (bench/median.h): the element at index q * size of the sorted sample."""
-    return sorted_values[int(q * len(sorted_values))]
+from bench_tool_checks import at, usage_error
 
 
 def main():
     bench = sys.argv[1]
-    usage_error(bench, "64", "64", "64", "XY")
-    usage_error(bench, "64", "64", "64", "NN", "1")  # a team of one compares nothing
+    usage_error(bench, "scaling", "64", "64", "64", "XY")
+    usage_error(bench, "scaling", "64", "64", "64", "NN", "1")  # a team of one compares nothing
 
     run = subprocess.run([bench, "scaling", "256", "192", "256", "TN", "2", "6"], capture_output=True, text=True)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stderr}"

@@ -11,18 +11,9 @@ import re
 import subprocess
 import sys
 
+from bench_tool_checks import at, usage_error
+
 PAIRS = ("NN", "TN", "NT", "TT")
-
-
-def usage_error(bench, *args):
-    bad = subprocess.run([bench, "transposes", *args], capture_output=True, text=True)
-    assert bad.returncode == 2, f"{args}: exit {bad.returncode}, expected the usage error 2"
-    assert "usage: ridge-bench transposes" in bad.stderr, bad.stderr
-
-
-def at(sorted_values, q):
-    """The tools' quantile (bench/median.h): the element at index q * size of the sorted sample."""
-    return sorted_values[int(q * len(sorted_values))]
 
 
 def parse_round(line):
@@ -41,10 +32,10 @@ def parse_round(line):
 
 def main():
     bench = sys.argv[1]
-    usage_error(bench, "64", "64")
-    usage_error(bench, "64", "64", "0")
-    usage_error(bench, "64", "64", "64", "NN")  # no transpose argument: all four are timed
-    usage_error(bench, "64", "64", "64", "1", "1")  # one round is the warm-up alone
+    usage_error(bench, "transposes", "64", "64")
+    usage_error(bench, "transposes", "64", "64", "0")
+    usage_error(bench, "transposes", "64", "64", "64", "NN")  # no transpose argument: all four are timed
+    usage_error(bench, "transposes", "64", "64", "64", "1", "1")  # one round is the warm-up alone
 
     run = subprocess.run([bench, "transposes", "200", "96", "160", "1", "6"], capture_output=True, text=True)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stderr}"
@@ -73,7 +64,8 @@ def main():
             for value, q in zip(values[1 + 3 * pi:4 + 3 * pi], (0.5, 0.25, 0.75)):
                 # Printed to 3 decimals; the rounds' rates to 3 decimals of GFLOP/s (a relative 1e-4 or less).
                 want = at(ratios, q)
-                assert abs(value - want) <= 5e-4 + 2e-3 * want, f"{name} {pair}/NN quantile {q}: {value}, rounds say {want}"
+                assert abs(value - want) <= 5e-4 + 2e-3 * want, \
+                    f"{name} {pair}/NN quantile {q}: {value}, rounds say {want}"
     print(f"transposes: {len(rounds)} rounds, {len(names)} libraries OK")
 
 
