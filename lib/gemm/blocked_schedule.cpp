@@ -215,12 +215,18 @@ bool runs_k_steps_outside_jc(int threads, int64_t blocks_per_group, bool trans_b
 // Not for a block of all rows of less than one and a half times L2
 // (GemmPlan::a_rows_past_l2): this order streams the block from L3 and keeps
 // the B panel in L2, and a block about L2's size does neither, swept whole
-// through L2 beside the panel once per micro-panel of B. The L3 that
-// ridge-tune measures on the Zen 5 VM (11-16 MiB for the 4 MiB fallback)
-// admits up to 2764-4096 rows; with its profile, blocks of MC rows against
-// one block of all rows (`PROFILE_A=ONE PROFILE_B=BLOCKS RIDGE_NUM_THREADS=1
-// ridge-ab LIB LIB2 n n n 11-15`, KC 256 / MC 512): 768^3 1.026, 1024^3
-// 1.002-1.023, 1280^3 1.008; 1536^3 0.995, 2048^3 0.987-0.994.
+// through L2 beside the panel once per micro-panel of B. On the Zen 5 VM,
+// with its profile, blocks of MC rows against one block of all rows
+// (`PROFILE_A=ONE PROFILE_B=BLOCKS RIDGE_NUM_THREADS=1 ridge-ab LIB LIB2 n n
+// n 11-15`, KC 256 / MC 512): 768^3 1.026, 1024^3 1.002-1.023. The rows
+// admitted come from the library's L3 (a_rows_in_l3: machine_topology, the
+// 4 MiB fallback there, so 1024 rows), not from the 11-16 MiB ridge-tune
+// measures, so with the floor that VM never runs the order; the same runs'
+// 1280^3 1.008, 1536^3 0.995 and 2048^3 0.987-0.994 timed one code path
+// twice. An experiment build giving a_rows_in_l3 the profile's 11.3 MiB lost
+// there as well, the order against the five loops (`RIDGE_NUM_THREADS=1
+// ridge-ab ONE HEAD n n n 11`, both slots): 1536^3 0.977 / 0.982, 2048^3
+// 0.983-0.987 / 0.976, 2560^3 0.976, TN 2048^3 0.970.
 bool packs_all_rows_as_one_block(const GemmArgs& g, const GemmPlan& plan, int threads) {
     return threads == 1 && g.m > plan.blocking.MC && g.m >= plan.a_rows_past_l2 && g.m <= plan.a_rows_in_l3;
 }
