@@ -3,8 +3,12 @@
 // op(A) as one block in L3, the k steps outside jc (oneDNN's order), beats the
 // five loops' blocks of MC rows on this machine. It did on the Zen 4 VM
 // (1024^3 1.007-1.028, 2048^3 1.021-1.023) and lost on the Zen 5 VM (1024^3
-// 0.97-0.99), so the library keeps it on unless a profile says otherwise
-// (RuntimeConfig::blocked_one_block_of_a).
+// 0.97-0.99; 1536^3-2560^3 0.97-0.98 in an experiment build given the L3
+// this step's sweep measures there), so the library keeps it on unless a
+// profile says otherwise (RuntimeConfig::blocked_one_block_of_a). The rows it
+// applies to come from the library's own L3 (machine_topology: hwloc's, or
+// the fallback where hwloc's is rejected), as do the rows timed here: on the
+// Zen 5 VM the fallback admits 1024 rows, below the floor, so neither runs it.
 #pragma once
 
 #include <string>
