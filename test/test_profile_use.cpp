@@ -108,6 +108,8 @@ TEST(ProfileUse, ForcedBlockingIsUsedAndResultsStayCorrect) {
     EXPECT_TRUE(has(run.output, "KC=64 (L1)")) << run.output;
     EXPECT_TRUE(has(run.output, "from the tuned profile")) << run.output;
     EXPECT_TRUE(has(run.output, "ridge: profile: " + path)) << run.output;
+    EXPECT_TRUE(has(run.output, "op(A) in blocks of MC rows (profile: faster here")) << "its one_block_of_a: false\n"
+                                                                                      << run.output;
     EXPECT_TRUE(has(run.output, "[  PASSED  ] 1 test")) << run.output;
 }
 
@@ -151,6 +153,40 @@ TEST(ProfileUse, OtherCpuProfileIsIgnoredWithAReason) {
     EXPECT_TRUE(has(run.output, "ignored (other_cpu)")) << run.output;
 }
 
+// Without a profile the one block of all of op(A)'s rows is on, and the
+// RIDGE_VERBOSE line says for which rows, from the floor (a packed block of
+// 1.5x L2) to a quarter of the topology's L3, or that there are none (the
+// floor above that limit: the Zen 5 VM's 4 MiB fallback L3 admits 1024 rows
+// at KC 256, the floor is 1536), never reading as on where no m runs it.
+void expect_one_block_rows_line(const std::string& out) {
+    long long floor = 0, limit = 0, kc = 0, l3_kib = 0;
+    const size_t none = out.find("op(A) in blocks of MC rows for every m");
+    const size_t range = out.find("all of op(A)'s rows as one block for ");
+    ASSERT_NE(none == std::string::npos, range == std::string::npos) << "exactly one of the two lines\n" << out;
+    if (none != std::string::npos) {
+        ASSERT_EQ(4, std::sscanf(out.c_str() + out.find("would need at least ", none),
+                                 "would need at least %lld rows (fp32, KC %lld: 1.5x L2) and at most %lld (a "
+                                 "quarter of the %lld KiB L3)", &floor, &kc, &limit, &l3_kib)) << out;
+        EXPECT_GT(floor, limit) << out;
+    } else {
+        ASSERT_EQ(4, std::sscanf(out.c_str() + range,
+                                 "all of op(A)'s rows as one block for %lld to %lld rows (fp32, KC %lld: from 1.5x "
+                                 "L2 to a quarter of the %lld KiB L3)", &floor, &limit, &kc, &l3_kib)) << out;
+        EXPECT_LE(floor, limit) << out;
+    }
+    const ridge::CacheTopology& topo = ridge::machine_topology();
+    const long long MR = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->MR, row_bytes = 4 * kc;
+    const long long l2_and_a_half = 3 * static_cast<long long>(topo.l2.size_bytes) / 2;
+    const long long l3_quarter = static_cast<long long>(topo.l3.size_bytes) / 4;
+    EXPECT_EQ(static_cast<long long>(topo.l3.size_bytes / 1024), l3_kib);
+    EXPECT_EQ(0, floor % MR);
+    EXPECT_GE(floor * row_bytes, l2_and_a_half) << "the floor's block reaches 1.5x L2";
+    EXPECT_LT((floor - MR) * row_bytes, l2_and_a_half) << "and is the fewest rows that do";
+    EXPECT_EQ(0, limit % MR);
+    EXPECT_LE(limit * row_bytes, l3_quarter) << "the limit's block within a quarter of L3";
+    EXPECT_GT((limit + MR) * row_bytes, l3_quarter) << "and the most rows that are";
+}
+
 TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
     if (in_child()) GTEST_SKIP() << "parent test";
     const ChildRun missing = run_child(temp_path("does-not-exist.json"), "RIDGE_EXPECT_PROFILE=0");
@@ -159,6 +195,7 @@ TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
     const ChildRun none = run_child("none", "RIDGE_EXPECT_PROFILE=0");
     EXPECT_EQ(0, none.status) << none.output;
     EXPECT_TRUE(has(none.output, "RIDGE_PROFILE=none")) << none.output;
+    expect_one_block_rows_line(none.output);
 }
 
 // --- The child's test ---

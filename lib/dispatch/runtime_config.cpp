@@ -52,6 +52,33 @@ int default_thread_count() {
     return std::max(1, omp_get_max_threads());  // honours OMP_NUM_THREADS
 }
 
+// The rows of op(A) fp32 packs as one block where the rule is on: from the
+// floor (its block 1.5x L2) to a quarter of the library's L3, which is the
+// topology's (hwloc's or the fallback), not the L3 ridge-tune measured. Where
+// the floor is above the limit (the Zen 5 VM's 4 MiB fallback: 1536 > 1024
+// rows) the rule never runs, and the line says so rather than read as on.
+void print_one_block_rows(const RuntimeConfig& cfg) {
+    if (!cfg.blocked_one_block_of_a) {
+        std::fprintf(stderr, "ridge: blocked path: one thread packs op(A) in blocks of MC rows (profile: faster here "
+                             "than one block in L3)\n");
+        return;
+    }
+    const GemmChoice& f32 = cfg.gemm(Dtype::f32);
+    const long long floor = a_rows_past_l2(f32.blocking, *f32.kernel);
+    const long long limit = a_rows_in_l3(f32.blocking, *f32.kernel);
+    const long long kc = f32.blocking.KC, l3_kib = machine_topology().l3.size_bytes / 1024;
+    if (floor > limit)
+        std::fprintf(stderr,
+                     "ridge: blocked path: op(A) in blocks of MC rows for every m: one block of all its rows "
+                     "would need at least %lld rows (fp32, KC %lld: 1.5x L2) and at most %lld (a quarter of "
+                     "the %lld KiB L3)\n", floor, kc, limit, l3_kib);
+    else
+        std::fprintf(stderr,
+                     "ridge: blocked path: one thread packs all of op(A)'s rows as one block for %lld to %lld "
+                     "rows (fp32, KC %lld: from 1.5x L2 to a quarter of the %lld KiB L3)\n",
+                     floor, limit, kc, l3_kib);
+}
+
 void print_config(const RuntimeConfig& cfg) {
     const CacheTopology& topo = machine_topology();
     std::fprintf(stderr, "ridge: ISA %s (%s)\n", isa_name(cfg.isa), cfg.isa_reason.c_str());
@@ -125,11 +152,7 @@ void print_config(const RuntimeConfig& cfg) {
                        "packing pass)"
                      : "a block of A from memory packed before the tiles (packing it as they compute, for few "
                        "columns of C, is a profile's to turn on)");
-    std::fprintf(stderr, "ridge: blocked path: %s\n",
-                 cfg.blocked_one_block_of_a
-                     ? "one thread packs all of op(A)'s rows as one block where they fit a quarter of L3 and "
-                       "overflow L2 by half"
-                     : "one thread packs op(A) in blocks of MC rows (profile: faster here than one block in L3)");
+    print_one_block_rows(cfg);
     std::fprintf(stderr, "ridge: profile: %s\n", cfg.profile_note.c_str());
 }
 
