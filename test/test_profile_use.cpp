@@ -158,33 +158,54 @@ TEST(ProfileUse, OtherCpuProfileIsIgnoredWithAReason) {
 // 1.5x L2) to a quarter of the topology's L3, or that there are none (the
 // floor above that limit: the Zen 5 VM's 4 MiB fallback L3 admits 1024 rows
 // at KC 256, the floor is 1536), never reading as on where no m runs it.
-void expect_one_block_rows_line(const std::string& out) {
-    long long floor = 0, limit = 0, kc = 0, l3_kib = 0;
-    const size_t none = out.find("op(A) in blocks of MC rows for every m");
-    const size_t range = out.find("all of op(A)'s rows as one block for ");
-    ASSERT_NE(none == std::string::npos, range == std::string::npos) << "exactly one of the two lines\n" << out;
-    if (none != std::string::npos) {
-        ASSERT_EQ(4, std::sscanf(out.c_str() + out.find("would need at least ", none),
+// `topo`: the caches the child saw; `range`: 1 if its line must give rows, 0
+// if it must say none, -1 either (the checks below then tell them apart).
+void expect_one_block_rows_line(const std::string& out, const ridge::CacheTopology& topo, int range) {
+    long long fewest = 0, most = 0, kc = 0, l3_kib = 0;
+    const size_t none_at = out.find("op(A) in blocks of MC rows for every m");
+    const size_t range_at = out.find("all of op(A)'s rows as one block for ");
+    ASSERT_NE(none_at == std::string::npos, range_at == std::string::npos) << "exactly one of the two lines\n"
+                                                                          << out;
+    if (range >= 0) ASSERT_EQ(range == 1, range_at != std::string::npos) << out;
+    if (range_at == std::string::npos) {
+        const size_t figures = out.find("would need at least ", none_at);
+        ASSERT_NE(std::string::npos, figures) << out;
+        ASSERT_EQ(4, std::sscanf(out.c_str() + figures,
                                  "would need at least %lld rows (fp32, KC %lld: 1.5x L2) and at most %lld (a "
-                                 "quarter of the %lld KiB L3)", &floor, &kc, &limit, &l3_kib)) << out;
-        EXPECT_GT(floor, limit) << out;
+                                 "quarter of the %lld KiB L3)", &fewest, &kc, &most, &l3_kib)) << out;
+        EXPECT_GT(fewest, most) << out;
     } else {
-        ASSERT_EQ(4, std::sscanf(out.c_str() + range,
+        ASSERT_EQ(4, std::sscanf(out.c_str() + range_at,
                                  "all of op(A)'s rows as one block for %lld to %lld rows (fp32, KC %lld: from 1.5x "
-                                 "L2 to a quarter of the %lld KiB L3)", &floor, &limit, &kc, &l3_kib)) << out;
-        EXPECT_LE(floor, limit) << out;
+                                 "L2 to a quarter of the %lld KiB L3)", &fewest, &most, &kc, &l3_kib)) << out;
+        EXPECT_LE(fewest, most) << out;
     }
-    const ridge::CacheTopology& topo = ridge::machine_topology();
     const long long MR = ridge::runtime_config().gemm(ridge::Dtype::f32).kernel->MR, row_bytes = 4 * kc;
     const long long l2_and_a_half = 3 * static_cast<long long>(topo.l2.size_bytes) / 2;
     const long long l3_quarter = static_cast<long long>(topo.l3.size_bytes) / 4;
     EXPECT_EQ(static_cast<long long>(topo.l3.size_bytes / 1024), l3_kib);
-    EXPECT_EQ(0, floor % MR);
-    EXPECT_GE(floor * row_bytes, l2_and_a_half) << "the floor's block reaches 1.5x L2";
-    EXPECT_LT((floor - MR) * row_bytes, l2_and_a_half) << "and is the fewest rows that do";
-    EXPECT_EQ(0, limit % MR);
-    EXPECT_LE(limit * row_bytes, l3_quarter) << "the limit's block within a quarter of L3";
-    EXPECT_GT((limit + MR) * row_bytes, l3_quarter) << "and the most rows that are";
+    EXPECT_EQ(0, fewest % MR);
+    EXPECT_GE(fewest * row_bytes, l2_and_a_half) << "the floor's block reaches 1.5x L2";
+    EXPECT_LT((fewest - MR) * row_bytes, l2_and_a_half) << "and is the fewest rows that do";
+    EXPECT_EQ(0, most % MR);
+    EXPECT_LE(most * row_bytes, l3_quarter) << "the limit's block within a quarter of L3";
+    EXPECT_GT((most + MR) * row_bytes, l3_quarter) << "and the most rows that are";
+}
+
+// A machine whose L3 share is more than six times its L2 (16 of 1 MiB), as
+// hwloc reports it from test/topology/ (HWLOC_XMLFILE): the line gives the
+// rows the one block runs for.
+TEST(ProfileUse, OneBlockRowsFollowTheTopology) {
+    if (in_child()) GTEST_SKIP() << "parent test";
+    const std::string xml = std::string(RIDGE_TOPOLOGY_DIR) + "/vm_l3_32mib_shared2.xml";
+    const ridge::RawCaches raw = ridge::read_hwloc_caches_from_xml(xml.c_str());
+    ASSERT_EQ(3, raw.count);
+    const ridge::CacheTopology topo = ridge::checked_topology(raw.level, size_t(raw.count));
+    ASSERT_EQ(16 * 1024 * 1024, topo.l3.size_bytes) << "hwloc's L3 share believed";
+    const ChildRun run = run_child("none", "HWLOC_XMLFILE='" + xml + "'", "OneCForAnyThreadCount");
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_TRUE(has(run.output, "L3 16384 KiB per core, 16-way, 64 B lines [hwloc]")) << run.output;
+    expect_one_block_rows_line(run.output, topo, 1);
 }
 
 TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
@@ -195,7 +216,7 @@ TEST(ProfileUse, MissingProfileAndNoneUseTheModel) {
     const ChildRun none = run_child("none", "RIDGE_EXPECT_PROFILE=0");
     EXPECT_EQ(0, none.status) << none.output;
     EXPECT_TRUE(has(none.output, "RIDGE_PROFILE=none")) << none.output;
-    expect_one_block_rows_line(none.output);
+    expect_one_block_rows_line(none.output, ridge::machine_topology(), -1);
 }
 
 // --- The child's test ---

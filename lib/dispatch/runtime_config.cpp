@@ -64,19 +64,19 @@ void print_one_block_rows(const RuntimeConfig& cfg) {
         return;
     }
     const GemmChoice& f32 = cfg.gemm(Dtype::f32);
-    const long long floor = a_rows_past_l2(f32.blocking, *f32.kernel);
-    const long long limit = a_rows_in_l3(f32.blocking, *f32.kernel);
+    const long long fewest = a_rows_past_l2(f32.blocking, *f32.kernel);
+    const long long most = a_rows_in_l3(f32.blocking, *f32.kernel);
     const long long kc = f32.blocking.KC, l3_kib = machine_topology().l3.size_bytes / 1024;
-    if (floor > limit)
+    if (fewest > most)
         std::fprintf(stderr,
                      "ridge: blocked path: op(A) in blocks of MC rows for every m: one block of all its rows "
                      "would need at least %lld rows (fp32, KC %lld: 1.5x L2) and at most %lld (a quarter of "
-                     "the %lld KiB L3)\n", floor, kc, limit, l3_kib);
+                     "the %lld KiB L3)\n", fewest, kc, most, l3_kib);
     else
         std::fprintf(stderr,
                      "ridge: blocked path: one thread packs all of op(A)'s rows as one block for %lld to %lld "
                      "rows (fp32, KC %lld: from 1.5x L2 to a quarter of the %lld KiB L3)\n",
-                     floor, limit, kc, l3_kib);
+                     fewest, most, kc, l3_kib);
 }
 
 void print_config(const RuntimeConfig& cfg) {
