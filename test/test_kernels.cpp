@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <memory>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -752,8 +753,11 @@ void check_skinny_kernel(ridge::GemmSkinnyUkr skinny, const std::string& name, i
                 c.fill_random(rng);
                 if (beta == 0.0f) c.fill(quiet_nan());
 
-                skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(),
-                       prefetch ? a.data() : nullptr);
+                // The prefetch on: whole columns, or spread over 3 or 8 steps a column.
+                const ridge::SkinnyPrefetch next =
+                    prefetch ? ridge::SkinnyPrefetch{a.data(), serial % 3 == 0 ? 1 : serial % 3 == 1 ? 3 : 8}
+                             : ridge::SkinnyPrefetch{};
+                skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(), next);
                 const int upper_dirty = ridge::upper_vector_state_in_use();
 
                 SCOPED_TRACE(name + " mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " k=" +
@@ -882,20 +886,33 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
 // Which tile the skinny sweep runs (gemm_skinny.cpp, uses_tall_tiles): a spy
 // kernel counts the calls to each of the kernel's two skinny kernels, which it
 // forwards, so C is still checked.
+// A one-thread plan on the skinny path whose kernel is spy: real with its
+// skinny tiles (its own and the tall one) replaced by `own` and `tall`.
+ridge::GemmPlan one_thread_skinny_plan(const ridge::GemmKernel& real, ridge::GemmKernel& spy, ridge::GemmSkinnyUkr own,
+                                       ridge::GemmSkinnyUkr tall) {
+    spy.skinny = own;
+    spy.skinny_tall = tall;
+    ridge::GemmPlan plan = plan_with_model_blocking(real);
+    plan.kernel = &spy;
+    plan.skinny_path = true;
+    plan.threads = 1;
+    return plan;
+}
+
 struct SkinnySpy {
     const ridge::GemmKernel* real = nullptr;
     int own = 0, tall = 0;
 };
 SkinnySpy g_skinny_spy;  // one thread only (plan.threads = 1)
 void spy_skinny_own(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
-                    int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+                    int64_t b_step, float beta, float* c, int64_t ldc, ridge::SkinnyPrefetch next) {
     ++g_skinny_spy.own;
-    g_skinny_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+    g_skinny_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
 }
 void spy_skinny_tall(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
-                     int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+                     int64_t b_step, float beta, float* c, int64_t ldc, ridge::SkinnyPrefetch next) {
     ++g_skinny_spy.tall;
-    g_skinny_spy.real->skinny_tall(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+    g_skinny_spy.real->skinny_tall(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
 }
 
 // The tall tile where its groups of 8 columns are full and the kernel's own
@@ -911,12 +928,7 @@ TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
         if (real->skinny_tall == nullptr || real->NR != 12) continue;
         ++kernels;
         ridge::GemmKernel spy = *real;
-        spy.skinny = &spy_skinny_own;
-        spy.skinny_tall = &spy_skinny_tall;
-        ridge::GemmPlan plan = plan_with_model_blocking(*real);
-        plan.kernel = &spy;
-        plan.skinny_path = true;
-        plan.threads = 1;
+        ridge::GemmPlan plan = one_thread_skinny_plan(*real, spy, &spy_skinny_own, &spy_skinny_tall);
         struct Case {
             bool from_memory;
             int64_t n, lda;
@@ -943,6 +955,114 @@ TEST(Kernels, DriverSkinnyPathTakesTheTallTileWhereItPays) {
         }
     }
     if (kernels == 0) GTEST_SKIP() << "no kernel with a 48 x 8 skinny tile runs on this CPU";
+}
+
+// The prefetch of the tile ahead on the skinny sweep (gemm_skinny.cpp:
+// group_prefetch). A spy records each tile call's A and SkinnyPrefetch; the
+// test plays the kernels' contract (gemm_kernel.h: column p / steps of next
+// at k step p, line l at the column's step l mod steps) and checks that every
+// line a tile reads from the second chunk of k on was prefetched by the calls
+// before it, and by which calls: on one thread with A from memory, past two
+// column groups (and a chunk of 64 steps or more), all of a tile's groups up
+// to 8, the tile spread over them; otherwise the first group alone, a whole
+// column a step.
+struct PrefetchCall {
+    const char* a;
+    int64_t mr, kc, lda_bytes;
+    int lines;  // the lines of a column of the tile ahead it prefetches: its kernel's 48 or 32 rows
+    ridge::SkinnyPrefetch next;
+};
+std::vector<PrefetchCall> g_prefetch_calls;  // one thread only (plan.threads = 1)
+const ridge::GemmKernel* g_prefetch_real = nullptr;
+void record_prefetch(const void* a, int64_t mr, int64_t kc, int64_t lda, int lines, ridge::SkinnyPrefetch next) {
+    g_prefetch_calls.push_back({static_cast<const char*>(a), mr, kc, lda * 4, lines, next});
+}
+void spy_prefetch_own(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
+                      int64_t b_step, float beta, float* c, int64_t ldc, ridge::SkinnyPrefetch next) {
+    record_prefetch(a, mr, kc, lda, 2, next);
+    g_prefetch_real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
+}
+void spy_prefetch_tall(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
+                       int64_t b_step, float beta, float* c, int64_t ldc, ridge::SkinnyPrefetch next) {
+    record_prefetch(a, mr, kc, lda, 3, next);
+    g_prefetch_real->skinny_tall(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
+}
+
+TEST(Kernels, DriverSkinnySweepSpreadsTheTileAheadOverItsColumnGroups) {
+    const uint32_t seed = test_seed() + 23;
+    SCOPED_TRACE(seed_note(seed));
+    std::mt19937 rng(seed);
+    int kernels = 0;
+    for (const ridge::GemmKernel* real : kernels_with_skinny_path()) {
+        if (real->skinny_tall == nullptr || real->NR != 12 || real->input != ridge::Dtype::f32) continue;
+        ++kernels;
+        ridge::GemmKernel spy = *real;
+        ridge::GemmPlan plan = one_thread_skinny_plan(*real, spy, &spy_prefetch_own, &spy_prefetch_tall);
+        g_prefetch_real = real;
+        struct Case {
+            bool from_memory;
+            int64_t n, groups, steps;  // column groups of a tile, steps a column (1: the first group alone)
+        };
+        // 6 tiles of 48 rows (or 9 of 32), lda off the multiples of 1 KiB: chunks of 256 and 80 steps on
+        // the tall tiles from memory, 64 on the kernel's own (n = 36).
+        const Case cases[] = {{true, 64, 8, 8}, {true, 24, 3, 3}, {true, 48, 6, 6},  {true, 128, 16, 8},
+                              {true, 36, 3, 3}, {true, 16, 2, 1}, {false, 64, 8, 1}, {false, 40, 5, 1}};
+        for (const Case& t : cases) {
+            SCOPED_TRACE(std::string(real->name) + (t.from_memory ? " A from memory" : " A from a cache") +
+                         " n=" + std::to_string(t.n));
+            g_prefetch_calls.clear();
+            plan.a_from_memory = t.from_memory;
+            Call call;
+            call.m = 288, call.n = t.n, call.k = 336;
+            call.lda_pad = 16;
+            ASSERT_TRUE(run_driver(call, plan, rng));
+            ASSERT_FALSE(g_prefetch_calls.empty());
+            // Every call's groups: which of them prefetch, at how many steps a column.
+            ASSERT_EQ(0u, g_prefetch_calls.size() % size_t(t.groups));
+            for (size_t i = 0; i < g_prefetch_calls.size(); ++i) {
+                const int64_t grp = int64_t(i) % t.groups;
+                const ridge::SkinnyPrefetch& next = g_prefetch_calls[i].next;
+                const int64_t steps = g_prefetch_calls[i].kc >= 64 ? t.steps : 1;
+                // The sweep's last tiles (up to 4: gemm_skinny.cpp, prefetch_tiles_ahead) have none ahead.
+                const bool last_tile = i + size_t(4 * t.groups) >= g_prefetch_calls.size();
+                const int64_t prefetching_groups = steps == 1 ? 1 : std::min(steps, t.groups);
+                if (!last_tile)
+                    EXPECT_EQ(grp < prefetching_groups, next.a != nullptr) << "call " << i << ", group " << grp;
+                else if (grp >= prefetching_groups)
+                    EXPECT_EQ(nullptr, next.a) << "call " << i << ", group " << grp;
+                if (next.a != nullptr) EXPECT_EQ(steps, next.steps_per_column) << "call " << i;
+            }
+            // The lines (address / 64) each call prefetches, as the kernels' contract has it, and
+            // the lines each reads.
+            auto line_of = [](const char* p) { return uintptr_t(p) / 64; };
+            std::set<uintptr_t> prefetched;
+            int64_t checked = 0;
+            for (size_t i = 0; i < g_prefetch_calls.size(); ++i) {
+                const PrefetchCall& c = g_prefetch_calls[i];
+                // From the second chunk on (its first tiles come ahead of the first chunk's last ones).
+                if ((c.a - g_prefetch_calls.front().a) / c.lda_bytes > 0)
+                    for (int64_t p = 0; p < c.kc; ++p) {
+                        const char* column = c.a + p * c.lda_bytes;
+                        for (uintptr_t l = line_of(column); l <= line_of(column + 4 * c.mr - 1); ++l, ++checked) {
+                            ASSERT_TRUE(prefetched.count(l))
+                                << "call " << i << " (" << c.mr << " rows): column " << p << ", line "
+                                << l - line_of(column) << " not prefetched";
+                        }
+                    }
+                if (c.next.a == nullptr) continue;
+                const char* next = static_cast<const char*>(c.next.a);
+                const int64_t steps = c.next.steps_per_column;
+                for (int64_t p = 0; p < c.kc; ++p)
+                    for (int64_t l = p % steps; l < c.lines; l += steps)
+                        prefetched.insert(line_of(next + p / steps * c.lda_bytes + 64 * l));
+                if (c.kc % steps != 0)  // the last column's lines its steps did not reach, after them
+                    for (int64_t l = 0; l < c.lines; ++l)
+                        prefetched.insert(line_of(next + c.kc / steps * c.lda_bytes + 64 * l));
+            }
+            EXPECT_GT(checked, 0);
+        }
+    }
+    if (kernels == 0) GTEST_SKIP() << "no fp32 kernel with a 48 x 8 skinny tile runs on this CPU";
 }
 
 // A team's thread copies each chunk of B once (gemm_skinny.cpp: BChunks), not
@@ -1068,8 +1188,8 @@ struct SkinnyTeamSpy {
 SkinnyTeamSpy g_skinny_team_spy;
 void spy_skinny_slow_thread_zero(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
                                  const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
-                                 const void* a_next) {
-    g_skinny_team_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+                                 ridge::SkinnyPrefetch next) {
+    g_skinny_team_spy.real->skinny(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
     const int t = omp_get_thread_num();
     ++g_skinny_team_spy.tiles[t == 0 ? 0 : 1];
     if (t == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -886,15 +886,16 @@ TEST(Kernels16, SkinnyAvx512EqualsTheFp32KernelOnWidenedA) {
                     for (bool prefetch : {false, true}) {
                         SCOPED_TRACE(std::string(t == Half::f16 ? "f16" : "bf16") + " mr=" + std::to_string(mr) +
                                      " nr=" + std::to_string(nr) + " beta=" + std::to_string(beta) +
-                                     (prefetch ? " with a_next" : ""));
+                                     (prefetch ? " with the prefetch" : ""));
                         std::vector<float> c16(size_t(ldc * nr));
                         for (float& x : c16) x = beta == 0.0f ? quiet_nan() : float(half_value(t, random_half(t, rng)));
                         std::vector<float> c32 = c16;
+                        const int64_t steps = nr % 2 == 0 ? 1 : 3;  // whole columns or spread
                         skinny16(mr, nr, kc, 1.25f, a16.data(), lda, b.data(), b_step, beta, c16.data(), ldc,
-                                 prefetch ? a16.data() + 8 : nullptr);
-                        ridge::ukr_f32_gemm_skinny_32x12__avx512(mr, nr, kc, 1.25f, a32.data(), lda, b.data(), b_step,
-                                                                 beta, c32.data(), ldc,
-                                                                 prefetch ? a32.data() + 8 : nullptr);
+                                 prefetch ? ridge::SkinnyPrefetch{a16.data() + 8, steps} : ridge::SkinnyPrefetch{});
+                        ridge::ukr_f32_gemm_skinny_32x12__avx512(
+                            mr, nr, kc, 1.25f, a32.data(), lda, b.data(), b_step, beta, c32.data(), ldc,
+                            prefetch ? ridge::SkinnyPrefetch{a32.data() + 8, steps} : ridge::SkinnyPrefetch{});
                         ASSERT_EQ(0, std::memcmp(c16.data(), c32.data(), c16.size() * sizeof(float)));
                         if (beta != 0.0f) continue;  // rows past mr untouched: their NaN is still there
                         for (int64_t j = 0; j < nr; ++j)

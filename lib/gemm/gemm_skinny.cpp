@@ -220,6 +220,54 @@ int64_t prefetch_tiles_ahead(int64_t n, int64_t MR, int64_t chunk, int64_t bytes
     return std::clamp<int64_t>(kPrefetchBytesAhead / (MR * chunk * bytes), 1, kMaxPrefetchTiles);
 }
 
+// How the column groups of a tile share the prefetch of the tile ahead
+// (SkinnyPrefetch). The first group used to prefetch all of it, a column a k
+// step, and the other groups nothing; on the Zen 5 VM that first group took
+// 1.9x the time of each other one at 4096 x 64 x 4096 (perf, cpu-clock: 20% of
+// the tall tile's samples for 1/8 of its FMAs), as it asked for a whole tile
+// from memory (48 KiB at 256 steps) in an eighth of the tile's time, 16 bytes
+// a cycle. oneDNN's no-copy kernel, which runs that shape at 184 GFLOP/s to
+// ridge's 161, prefetches its next tile a column every 8 k steps over all its
+// column groups (its JIT code dumped from the running process and its
+// registers read under gdb: A and B read in place, lda 16000 bytes).
+// So with A from memory, on one thread, a chunk of kMinSpreadChunk steps or
+// more and kMinSpreadGroups groups or more, the groups share the tile: a
+// column every steps_per_column steps (the groups, at most kMaxSpreadSteps),
+// its lines one a step. Paired against the first group alone
+// (`RIDGE_NUM_THREADS=1 ridge-ab OLD NEW M N K 9`, 1 thread): 4096 x 64 x 4096
+// 1.05-1.08 over four runs, 4000 x 64 x 4000 1.04-1.06, 8192 x 64 x 8192
+// 1.02-1.07, 2048 x 64 x 2048 1.03-1.04, 4096 x 32 / 48 x 4096 1.06-1.09 /
+// 1.03-1.08, 4096 x 36 x 4096 (the 32 x 12 tile, 3 groups) 1.03-1.06, 4000 x
+// 96 / 128 x 4000 1.04 / 1.03-1.04, 64 x 4096 x 4096 NT (on C^T) 1.03; a
+// column every 8 steps for 12 or 16 groups measured 1.04 / 1.04 against one
+// every 12 or 16 steps 1.03 / 1.04, and every 8 steps with 4 or 6 groups
+// (which then cover half or three quarters of the tile) 0.92 / 1.01.
+// Where it is not spread, measured: A in a cache 1024 x 64 x 1024 0.986 /
+// 0.96 (slots swapped), 512 x 64 x 2048 0.986 / 0.96, 1024 x 48 x 1024 0.98
+// (2048 x 64 / 32 x 512 1.02 / 1.03); 16-column chunks (AVX2's 16 x 6 tile,
+// 4000 x 18 x 4000, 3 groups) 0.83-0.84; 2 threads 4096 x 64 x 4096 0.96 /
+// 0.96 and 0.97 / 0.99 with the slots swapped, 4096 x 32 x 4096 0.85, in a
+// spell where two copies of one build read 0.96-1.01 there.
+constexpr int64_t kMinSpreadGroups = 3;
+constexpr int64_t kMinSpreadChunk = 64;
+constexpr int64_t kMaxSpreadSteps = 8;
+int64_t spread_steps_per_column(int64_t groups) {
+    return groups < kMinSpreadGroups ? 1 : std::min(groups, kMaxSpreadSteps);
+}
+
+// What column group grp of `groups` prefetches of the tile ahead (null: none),
+// kc columns deep, lda_bytes between its columns: spread (spread_steps_per_column)
+// or all of it by the first group.
+SkinnyPrefetch group_prefetch(const char* ahead_tile, int64_t grp, int64_t groups, int64_t kc, int64_t lda_bytes,
+                              bool spread) {
+    const int64_t steps = spread && kc >= kMinSpreadChunk ? spread_steps_per_column(groups) : 1;
+    if (ahead_tile == nullptr) return {};
+    if (steps == 1) return grp == 0 ? SkinnyPrefetch{ahead_tile, 1} : SkinnyPrefetch{};
+    const int64_t columns = (kc + steps - 1) / steps;  // each group's share, the last one's maybe short
+    if (grp * columns >= kc) return {};
+    return {ahead_tile + grp * columns * lda_bytes, steps};
+}
+
 // Column groups: n split into the fewest groups of at most NR columns, as
 // even as possible (16 = 8 + 8, not 12 + 4), so that no call runs a narrow
 // tile (a 4-column tile spends 6 loads on 8 FMAs, with only 8 accumulators to
@@ -578,8 +626,8 @@ struct BChunks {
 // tile prefetch_tiles_ahead further on in that order (past a block's last
 // tile, the same block's first tiles of the next chunk).
 void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
-                int64_t tile_last, int64_t chunk, bool a_from_memory, SweepOutput out, float* c_scratch,
-                BChunks& b_chunks) {
+                int64_t tile_last, int64_t chunk, bool a_from_memory, bool spread_prefetch, SweepOutput out,
+                float* c_scratch, BChunks& b_chunks) {
     const char* a = static_cast<const char*>(g.a);  // A's elements, of the input type
     const int64_t bytes = dtype_bytes(g.input);
     const ColumnGroups groups = column_groups(g.n, kernels.NR);
@@ -607,11 +655,10 @@ void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& 
                     ahead_p0 < g.k ? tile_of_a(ahead_p0, block_first + ahead % block_count) : nullptr;
                 for (int64_t grp = 0; grp < groups.count; ++grp) {
                     const int64_t j0 = groups.first(grp);
-                    // The first group brings the tile in from memory; prefetch there only.
-                    const char* a_next = grp == 0 ? ahead_tile : nullptr;
                     const GroupOfB b = group_of_b(g, groups, b_chunk, kc, grp);
                     kernels.tile(mr, groups.width(grp), kc, g.alpha, tile_of_a(p0, t), g.lda, b.b, b.step, beta,
-                                 block.c + (i0 - row0) + j0 * block.ldc, block.ldc, a_next);
+                                 block.c + (i0 - row0) + j0 * block.ldc, block.ldc,
+                                 group_prefetch(ahead_tile, grp, groups.count, kc, g.lda * bytes, spread_prefetch));
                 }
             }
         }
@@ -712,7 +759,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
     if (team == 1)  // the blocks of skinny_tiles_per_block over all rows
         return run_once_every_thread_reserved(1, reserve, [&](float* scratch, int64_t, int64_t) {
             BChunks b_chunks{reserve_b_copy(g, kernels.NR, chunk, team), false};
-            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, out, scratch, b_chunks);
+            sweep_rows(g, kernels, tiles, 0, count, chunk, a_from_memory, a_from_memory, out, scratch, b_chunks);
         });
     ClaimedShares claims(int64_t(team) * kSweepPiecesPerShare, team);
     return run_once_every_thread_reserved(team, reserve, [&](float* scratch, int64_t t, int64_t) {
@@ -723,7 +770,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
             const int64_t first = share_first + share_tiles * kPieceEndsInEighths[j] / 8;
             const int64_t last = share_first + share_tiles * kPieceEndsInEighths[j + 1] / 8;
             if (first < last)
-                sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, out, scratch, b_chunks);
+                sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, false, out, scratch, b_chunks);
         });
     });
 }

@@ -46,17 +46,30 @@ using GemmSmallUkrF32 = void (*)(int64_t mr, int64_t nr, int64_t k, float alpha,
                                  int64_t a_step, const float* b, int64_t b_step, int64_t b_col,
                                  float beta, float* c, int64_t ldc);
 
+// What a skinny kernel prefetches while it computes: the rows of A its caller
+// passes next (as many as the kernel's tile, lda apart like a's columns; never
+// dereferenced), column p / steps_per_column of them at k step p. With one
+// step a column, a whole column each step: a call brings in kc columns. With
+// more, a column's lines one a step (line l at the column's step l mod
+// steps_per_column), the rest of the last column's lines after the last step,
+// so that a call brings in kc / steps_per_column columns (rounded up) and the
+// calls of several column groups share one tile's prefetch (gemm_skinny.cpp:
+// spread_steps_per_column says why).
+struct SkinnyPrefetch {
+    const void* a = nullptr;  // null: no prefetch
+    int64_t steps_per_column = 1;
+};
+
 // Skinny kernel (few columns of C, A untransposed; see gemm_skinny.cpp): one
 // tile of at most MR x NR of C from A read in place and a k-major chunk of B:
 //   C[0:mr, 0:nr] = alpha * A[0:mr, 0:kc] * Bc[0:kc, 0:nr] + beta * C
 // A(i, p) = a[i + p*lda] in the kernel's input type (converted to fp32 as it
-// is loaded); Bc(p, j) = b[p*b_step + j], fp32. a_next: when not null, the
-// kernel also prefetches a_next's 32 rows for each p (the rows the caller will
-// pass next; never dereferenced). beta == 0 means C is written, never read.
+// is loaded); Bc(p, j) = b[p*b_step + j], fp32. next: what it prefetches
+// (SkinnyPrefetch). beta == 0 means C is written, never read.
 // Nothing outside mr x nr of C is touched.
 using GemmSkinnyUkr = void (*)(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
                                const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
-                               const void* a_next);
+                               SkinnyPrefetch next);
 
 // Few-rows kernel (m <= 16), dot-product form (see gemm_skinny_m.cpp):
 //   C[0:m, 0:nr] = alpha * Ar[0:m, 0:k] * B[0:k, 0:nr] + beta * C,  nr <= 3 (4 when m <= 6, 6 when m <= 4)
@@ -170,28 +183,28 @@ void ukr_f32_gemm_edge_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float a
                                      const void* b_panel, float beta, float* c, int64_t ldc);
 void ukr_f32_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                       int64_t ldc, const void* a_next);
+                                       int64_t ldc, SkinnyPrefetch next);
 void ukr_f32_gemm_skinny_16x6__avx2(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
                                     const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
-                                    const void* a_next);
+                                    SkinnyPrefetch next);
 // The skinny kernels' tall tiles: mr <= kSkinnyTallMR, nr <= kSkinnyTallNR (skinny_tall_tile_avx512.h).
 constexpr int kSkinnyTallMR = 48;
 constexpr int kSkinnyTallNR = 8;
 void ukr_f32_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                      int64_t ldc, const void* a_next);
+                                      int64_t ldc, SkinnyPrefetch next);
 void ukr_f16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                      int64_t ldc, const void* a_next);
+                                      int64_t ldc, SkinnyPrefetch next);
 void ukr_bf16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                       int64_t ldc, const void* a_next);
+                                       int64_t ldc, SkinnyPrefetch next);
 void ukr_f16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                       int64_t ldc, const void* a_next);
+                                       int64_t ldc, SkinnyPrefetch next);
 void ukr_bf16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                         int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                        int64_t ldc, const void* a_next);
+                                        int64_t ldc, SkinnyPrefetch next);
 void ukr_f32_gemm_few_rows_16x3__avx512(int64_t m, int64_t nr, int64_t k, float alpha, const float* ar,
                                         int64_t ar_stride, const void* b, int64_t ldb, float beta, float* c,
                                         int64_t ldc);

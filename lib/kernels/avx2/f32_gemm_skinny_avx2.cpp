@@ -21,6 +21,7 @@
 #include "kernels/avx2/lanes_avx2.h"
 #include "kernels/avx2/transpose_avx2.h"
 #include "kernels/gemm_kernel.h"
+#include "kernels/skinny_prefetch.h"
 
 namespace ridge {
 namespace {
@@ -30,11 +31,14 @@ constexpr int kMR = 16;  // the 16 x 6 kernel's tile
 constexpr int kNR = 6;
 
 // C[0:8*V, 0:NR]: V vectors of rows, the last through `last_rows` unless kFull.
-// kPrefetch: also bring in a_next's 16 rows of the same k steps (the tile the
-// driver computes next): the one or two lines they span per k step.
-template <int V, int NR, bool kFull, bool kPrefetch>
+// kMode: also bring in next's 16 rows (the tile the driver computes next) as
+// skinny_prefetch.h says: the one or two lines they span (their first and
+// last float's) per column.
+template <int V, int NR, bool kFull, PrefetchMode kMode>
 void skinny_tile(int64_t kc, float alpha, const float* a, int64_t lda, const float* b, int64_t b_step, float beta,
-                 float* c, int64_t ldc, const float* a_next, __m256i last_rows) {
+                 float* c, int64_t ldc, SkinnyPrefetch next, __m256i last_rows) {
+    const float* a_next = static_cast<const float*>(next.a);
+    SpreadPrefetch<3, 0, (kMR - 1) * 4> spread(next, lda * 4);
     __m256 acc[V][NR];
 #pragma GCC unroll 6
     for (int j = 0; j < NR; ++j)
@@ -42,10 +46,11 @@ void skinny_tile(int64_t kc, float alpha, const float* a, int64_t lda, const flo
         for (int v = 0; v < V; ++v) acc[v][j] = _mm256_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        if (kPrefetch) {
+        if constexpr (kMode == PrefetchMode::whole_columns) {
             _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda + kMR - 1), _MM_HINT_T0);
         }
+        if constexpr (kMode == PrefetchMode::spread) spread.step();
         __m256 col[V];
 #pragma GCC unroll 2
         for (int v = 0; v < V; ++v)
@@ -59,6 +64,7 @@ void skinny_tile(int64_t kc, float alpha, const float* a, int64_t lda, const flo
         }
         b += b_step;
     }
+    if constexpr (kMode == PrefetchMode::spread) spread.finish();
     const __m256 valpha = _mm256_set1_ps(alpha);
     const __m256 vbeta = _mm256_set1_ps(beta);
 #pragma GCC unroll 6
@@ -73,20 +79,29 @@ void skinny_tile(int64_t kc, float alpha, const float* a, int64_t lda, const flo
 }
 
 using SkinnyTile = void (*)(int64_t, float, const float*, int64_t, const float*, int64_t, float, float*, int64_t,
-                            const float*, __m256i);
+                            SkinnyPrefetch, __m256i);
 
-// One instance per width, for V vectors, the last whole or masked, prefetching or not.
-template <int V, bool kFull, bool kPrefetch>
+// One instance per width, for V vectors, the last whole or masked, for each prefetch mode.
+template <int V, bool kFull, PrefetchMode kMode>
 constexpr SkinnyTile kTileForNr[kNR + 1] = {
     nullptr,
-    skinny_tile<V, 1, kFull, kPrefetch>, skinny_tile<V, 2, kFull, kPrefetch>, skinny_tile<V, 3, kFull, kPrefetch>,
-    skinny_tile<V, 4, kFull, kPrefetch>, skinny_tile<V, 5, kFull, kPrefetch>, skinny_tile<V, 6, kFull, kPrefetch>};
+    skinny_tile<V, 1, kFull, kMode>, skinny_tile<V, 2, kFull, kMode>, skinny_tile<V, 3, kFull, kMode>,
+    skinny_tile<V, 4, kFull, kMode>, skinny_tile<V, 5, kFull, kMode>, skinny_tile<V, 6, kFull, kMode>};
 
-template <bool kPrefetch>
+template <PrefetchMode kMode>
 SkinnyTile tile(int64_t mr, int64_t nr) {
     const bool full = mr % kLanes == 0;
-    if (mr <= kLanes) return full ? kTileForNr<1, true, kPrefetch>[nr] : kTileForNr<1, false, kPrefetch>[nr];
-    return full ? kTileForNr<2, true, kPrefetch>[nr] : kTileForNr<2, false, kPrefetch>[nr];
+    if (mr <= kLanes) return full ? kTileForNr<1, true, kMode>[nr] : kTileForNr<1, false, kMode>[nr];
+    return full ? kTileForNr<2, true, kMode>[nr] : kTileForNr<2, false, kMode>[nr];
+}
+
+SkinnyTile tile_for(int64_t mr, int64_t nr, PrefetchMode mode) {
+    switch (mode) {
+        case PrefetchMode::whole_columns: return tile<PrefetchMode::whole_columns>(mr, nr);
+        case PrefetchMode::spread: return tile<PrefetchMode::spread>(mr, nr);
+        case PrefetchMode::none: break;
+    }
+    return tile<PrefetchMode::none>(mr, nr);
 }
 
 // One block of at most 8 x 8: src's rows x cols (columns lds apart) to dst's
@@ -108,11 +123,10 @@ void transpose_8x8_block(const float* src, int64_t lds, float* dst, int64_t ldd)
 
 void ukr_f32_gemm_skinny_16x6__avx2(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
                                     const float* b, int64_t b_step, float beta, float* c, int64_t ldc,
-                                    const void* a_next) {
+                                    SkinnyPrefetch next) {
     const float* at = static_cast<const float*>(a);
-    const float* next = static_cast<const float*>(a_next);
     const __m256i last_rows = first_lanes_mask(mr - (mr > kLanes ? kLanes : 0));
-    const SkinnyTile run = next != nullptr ? tile<true>(mr, nr) : tile<false>(mr, nr);
+    const SkinnyTile run = tile_for(mr, nr, prefetch_mode(next));
     run(kc, alpha, at, lda, b, b_step, beta, c, ldc, next, last_rows);
     // The tiles take a 256-bit argument and so return with the ymm upper
     // halves dirty (GCC leaves out their vzeroupper); the caller is baseline

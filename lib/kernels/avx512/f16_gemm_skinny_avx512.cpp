@@ -9,14 +9,14 @@ namespace ridge {
 
 void ukr_f16_gemm_skinny_32x12__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                        int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                       int64_t ldc, const void* a_next) {
-    skinny_kernel<RowsInOrder<LoadF16>>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+                                       int64_t ldc, SkinnyPrefetch next) {
+    skinny_kernel<RowsInOrder<LoadF16>>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
 }
 
 void ukr_f16_gemm_skinny_48x8__avx512(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a,
                                       int64_t lda, const float* b, int64_t b_step, float beta, float* c,
-                                      int64_t ldc, const void* a_next) {
-    skinny_tall_kernel<LoadF16>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+                                      int64_t ldc, SkinnyPrefetch next) {
+    skinny_tall_kernel<LoadF16>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
 }
 
 }  // namespace ridge

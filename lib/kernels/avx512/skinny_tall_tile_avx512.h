@@ -28,6 +28,7 @@
 #include "kernels/intrinsics.h"
 
 #include "kernels/avx512/skinny_tile_avx512.h"
+#include "kernels/skinny_prefetch.h"
 
 namespace ridge {
 namespace {
@@ -35,8 +36,9 @@ namespace {
 constexpr int kTallMR = kSkinnyTallMR;  // 48 (gemm_kernel.h)
 constexpr int kTallNR = kSkinnyTallNR;  // 8
 
-// Where the tile prefetches the next tile of A (a_next), as __builtin_prefetch's
-// locality: 3 into L1 (prefetcht0), 1 into L2 only (prefetcht2), or none.
+// Where the tile prefetches the next tile of A (SkinnyPrefetch, whole columns
+// or spread), as __builtin_prefetch's locality: 3 into L1 (prefetcht0), 1
+// into L2 only (prefetcht2).
 // Into L2 from kPrefetchIntoL2MinSteps k steps on: a tile of 64 steps is 192
 // lines (fp32), a quarter of L1, and the current tile's B chunk and C lines
 // are what L1 has to give up for them; the next tile's loads then come from
@@ -50,25 +52,31 @@ constexpr int kTallNR = kSkinnyTallNR;  // 8
 // x 4096 1.023. For every tile instead: 4096 x 32 x 4096 (chunks of 32) 0.93-1.07 from
 // run to run, 4096 x 16 x 4096 (chunks of 16, 4 tiles ahead) 0.88-1.05, 16 x
 // 4096 x 4096 NT 0.87-0.88 in both orders.
-constexpr int kNoPrefetch = -1;
 constexpr int kPrefetchIntoL1 = 3;
 constexpr int kPrefetchIntoL2 = 1;
 constexpr int64_t kPrefetchIntoL2MinSteps = 64;
 
+// The spread prefetch of a tall tile's column: the lines of its 48 rows.
+template <typename Load, int kLocality>
+using TallSpreadPrefetch = std::conditional_t<Load::kBytes == 4, SpreadPrefetch<kLocality, 0, 64, 128>,
+                                              SpreadPrefetch<kLocality, 0, 64>>;
+
 // acc[v][j]: rows 16v .. 16v+15 of column j. The third vector's rows are
-// masked by mask_bottom (rows 32 .. mr-1) unless kFull.
-template <typename Load, int NR, int kPrefetchLocality, bool kFull>
+// masked by mask_bottom (rows 32 .. mr-1) unless kFull. next is prefetched as
+// kMode says (skinny_prefetch.h), with kLocality.
+template <typename Load, int NR, PrefetchMode kMode, int kLocality, bool kFull>
 inline void accumulate_tall(int64_t kc, const typename Load::T* a, int64_t lda, const float* b, int64_t b_step,
-                            const typename Load::T* a_next, __mmask16 mask_bottom, __m512 (&acc)[3][NR]) {
-    constexpr bool kPrefetch = kPrefetchLocality != kNoPrefetch;
-    constexpr int kLocality = kPrefetch ? kPrefetchLocality : 0;  // a valid argument in every instantiation
+                            SkinnyPrefetch next, __mmask16 mask_bottom, __m512 (&acc)[3][NR]) {
+    const auto* a_next = static_cast<const typename Load::T*>(next.a);
+    TallSpreadPrefetch<Load, kLocality> spread(next, lda * Load::kBytes);
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) acc[0][j] = acc[1][j] = acc[2][j] = _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        if constexpr (kPrefetch)
+        if constexpr (kMode == PrefetchMode::whole_columns)
             for (int line = 0; line < kTallMR * Load::kBytes; line += 64)
                 __builtin_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, 0, kLocality);
+        if constexpr (kMode == PrefetchMode::spread) spread.step();
         const typename Load::T* column = a + p * lda;
         const __m512 a0 = Load::template load<true>(column, 0);
         const __m512 a1 = Load::template load<true>(column + 16, 0);
@@ -82,21 +90,40 @@ inline void accumulate_tall(int64_t kc, const typename Load::T* a, int64_t lda, 
         }
         b += b_step;
     }
+    if constexpr (kMode == PrefetchMode::spread) spread.finish();
+}
+
+// The k loop for next's prefetch mode, into L2 from kPrefetchIntoL2MinSteps steps.
+template <typename Load, int NR, PrefetchMode kMode, bool kFull>
+inline void accumulate_tall_prefetching(int64_t kc, const typename Load::T* a, int64_t lda, const float* b,
+                                        int64_t b_step, SkinnyPrefetch next, __mmask16 mask_bottom,
+                                        __m512 (&acc)[3][NR]) {
+    if (kc >= kPrefetchIntoL2MinSteps)
+        accumulate_tall<Load, NR, kMode, kPrefetchIntoL2, kFull>(kc, a, lda, b, b_step, next, mask_bottom, acc);
+    else
+        accumulate_tall<Load, NR, kMode, kPrefetchIntoL1, kFull>(kc, a, lda, b, b_step, next, mask_bottom, acc);
 }
 
 template <typename Load, int NR, bool kFull>
 void skinny_tall_tile(int64_t kc, float alpha, const void* a, int64_t lda, const float* b, int64_t b_step,
-                      float beta, float* c, int64_t ldc, const void* a_next, __mmask16 mask_bottom) {
+                      float beta, float* c, int64_t ldc, SkinnyPrefetch next, __mmask16 mask_bottom) {
     using T = typename Load::T;
     __m512 acc[3][NR];
     const T* a_tile = static_cast<const T*>(a);
-    const T* next = static_cast<const T*>(a_next);
-    if (a_next == nullptr)
-        accumulate_tall<Load, NR, kNoPrefetch, kFull>(kc, a_tile, lda, b, b_step, nullptr, mask_bottom, acc);
-    else if (kc >= kPrefetchIntoL2MinSteps)
-        accumulate_tall<Load, NR, kPrefetchIntoL2, kFull>(kc, a_tile, lda, b, b_step, next, mask_bottom, acc);
-    else
-        accumulate_tall<Load, NR, kPrefetchIntoL1, kFull>(kc, a_tile, lda, b, b_step, next, mask_bottom, acc);
+    switch (prefetch_mode(next)) {
+        case PrefetchMode::none:
+            accumulate_tall<Load, NR, PrefetchMode::none, 0, kFull>(kc, a_tile, lda, b, b_step, next, mask_bottom,
+                                                                    acc);
+            break;
+        case PrefetchMode::whole_columns:
+            accumulate_tall_prefetching<Load, NR, PrefetchMode::whole_columns, kFull>(kc, a_tile, lda, b, b_step,
+                                                                                      next, mask_bottom, acc);
+            break;
+        case PrefetchMode::spread:
+            accumulate_tall_prefetching<Load, NR, PrefetchMode::spread, kFull>(kc, a_tile, lda, b, b_step, next,
+                                                                               mask_bottom, acc);
+            break;
+    }
     const __m512 valpha = _mm512_set1_ps(alpha);
     const __m512 vbeta = _mm512_set1_ps(beta);
 #pragma GCC unroll 8
@@ -109,7 +136,7 @@ void skinny_tall_tile(int64_t kc, float alpha, const void* a, int64_t lda, const
 }
 
 using SkinnyTallTile = void (*)(int64_t, float, const void*, int64_t, const float*, int64_t, float, float*,
-                                int64_t, const void*, __mmask16);
+                                int64_t, SkinnyPrefetch, __mmask16);
 
 template <typename Load, bool kFull>
 constexpr SkinnyTallTile kTallTileForNr[kTallNR + 1] = {
@@ -123,11 +150,11 @@ constexpr SkinnyTallTile kTallTileForNr[kTallNR + 1] = {
 // narrower forms for 16 rows or fewer.
 template <typename Load>
 void skinny_tall_kernel(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda,
-                        const float* b, int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
+                        const float* b, int64_t b_step, float beta, float* c, int64_t ldc, SkinnyPrefetch next) {
     if (mr <= kMR)
-        return skinny_kernel<RowsInOrder<Load>>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next);
+        return skinny_kernel<RowsInOrder<Load>, kTallMR>(mr, nr, kc, alpha, a, lda, b, b_step, beta, c, ldc, next);
     const SkinnyTallTile tile = mr == kTallMR ? kTallTileForNr<Load, true>[nr] : kTallTileForNr<Load, false>[nr];
-    tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next, first_lanes(mr - 2 * 16));
+    tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, next, first_lanes(mr - 2 * 16));
 }
 
 }  // namespace

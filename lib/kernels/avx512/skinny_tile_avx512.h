@@ -24,6 +24,7 @@
 #include "kernels/avx512/lanes_avx512.h"
 #include "kernels/avx512/load_to_f32_avx512.h"
 #include "kernels/gemm_kernel.h"
+#include "kernels/skinny_prefetch.h"
 
 namespace ridge {
 // Internal linkage: each kernel file gets its own copy (all compiled with the
@@ -55,12 +56,22 @@ struct RowsInOrder {
 
 // The tile's accumulators: lo[j] and hi[j] hold column j's rows as Rows's
 // two vectors do (rows 0-15 and 16-31 for RowsInOrder).
-// kPrefetch: also bring in a_next's rows of the same kc columns (the tile the
-// driver computes next): the lines of 32 rows per k step.
-template <typename Rows, int NR, bool kPrefetch, bool kFull>
+// The spread prefetch of a column of kRows rows of T: the one, two or three lines they span.
+template <typename T, int kRows>
+using SpreadPrefetchRows = std::conditional_t<
+    kRows * sizeof(T) <= 64, SpreadPrefetch<3, 0>,
+    std::conditional_t<kRows * sizeof(T) <= 128, SpreadPrefetch<3, 0, 64>, SpreadPrefetch<3, 0, 64, 128>>>;
+
+// kMode: also bring in next's kPrefetchRows rows (the tile the driver computes
+// next: 32 rows for this kernel, 48 where the tall kernel runs its tiles of
+// at most 32 rows here) as skinny_prefetch.h says, into L1: whole columns, the
+// lines of those rows per k step.
+template <typename Rows, int NR, PrefetchMode kMode, bool kFull, int kPrefetchRows>
 inline void accumulate(int64_t kc, const typename Rows::T* a, int64_t lda, const float* b, int64_t b_step,
-                       const typename Rows::T* a_next, __mmask16 mask_lo, __mmask16 mask_hi, __m512 (&lo)[NR],
+                       SkinnyPrefetch next, __mmask16 mask_lo, __mmask16 mask_hi, __m512 (&lo)[NR],
                        __m512 (&hi)[NR]) {
+    const auto* a_next = static_cast<const typename Rows::T*>(next.a);
+    SpreadPrefetchRows<typename Rows::T, kPrefetchRows> spread(next, lda * Rows::kBytes);
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j) {
         lo[j] = _mm512_setzero_ps();
@@ -68,9 +79,10 @@ inline void accumulate(int64_t kc, const typename Rows::T* a, int64_t lda, const
     }
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        if (kPrefetch)
-            for (int line = 0; line < kMR * Rows::kBytes; line += 64)
+        if constexpr (kMode == PrefetchMode::whole_columns)
+            for (int line = 0; line < kPrefetchRows * Rows::kBytes; line += 64)
                 _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
+        if constexpr (kMode == PrefetchMode::spread) spread.step();
         __m512 a_lo, a_hi;
         Rows::template load<kFull>(a + p * lda, mask_lo, mask_hi, a_lo, a_hi);
 #pragma GCC unroll 12
@@ -81,6 +93,7 @@ inline void accumulate(int64_t kc, const typename Rows::T* a, int64_t lda, const
         }
         b += b_step;
     }
+    if constexpr (kMode == PrefetchMode::spread) spread.finish();
 }
 
 // One vector of a column, 16 rows at cv (the lanes in mask unless kFull):
@@ -111,18 +124,27 @@ inline void update_c(const __m512 (&lo)[NR], const __m512 (&hi)[NR], float alpha
     }
 }
 
-template <typename Rows, int NR, bool kFull>
+template <typename Rows, int NR, bool kFull, int kPrefetchRows>
 void skinny_tile(int64_t kc, float alpha, const void* a, int64_t lda, const float* b, int64_t b_step, float beta,
-                 float* c, int64_t ldc, const void* a_next, __mmask16 mask_lo, __mmask16 mask_hi) {
+                 float* c, int64_t ldc, SkinnyPrefetch next, __mmask16 mask_lo, __mmask16 mask_hi) {
     using T = typename Rows::T;
     const T* at = static_cast<const T*>(a);
-    const T* next = static_cast<const T*>(a_next);
     __m512 lo[NR];
     __m512 hi[NR];
-    if (next != nullptr)
-        accumulate<Rows, NR, true, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
-    else
-        accumulate<Rows, NR, false, kFull>(kc, at, lda, b, b_step, next, mask_lo, mask_hi, lo, hi);
+    switch (prefetch_mode(next)) {
+        case PrefetchMode::none:
+            accumulate<Rows, NR, PrefetchMode::none, kFull, kPrefetchRows>(kc, at, lda, b, b_step, next, mask_lo,
+                                                                           mask_hi, lo, hi);
+            break;
+        case PrefetchMode::whole_columns:
+            accumulate<Rows, NR, PrefetchMode::whole_columns, kFull, kPrefetchRows>(kc, at, lda, b, b_step, next,
+                                                                                    mask_lo, mask_hi, lo, hi);
+            break;
+        case PrefetchMode::spread:
+            accumulate<Rows, NR, PrefetchMode::spread, kFull, kPrefetchRows>(kc, at, lda, b, b_step, next, mask_lo,
+                                                                             mask_hi, lo, hi);
+            break;
+    }
     Rows::to_row_order(lo, hi);
     update_c<NR, kFull>(lo, hi, alpha, beta, c, ldc, mask_lo, mask_hi);
 }
@@ -132,24 +154,31 @@ void skinny_tile(int64_t kc, float alpha, const void* a, int64_t lda, const floa
 // they are not issued (half the FMAs). The kept lanes see the same FMAs in the
 // same order as in skinny_tile, and C the same update: bit for bit its result.
 // (A 300-row block's last 12 rows took 9% of a 300 x 4096 x 4096 call, a whole
-// 32-row tile's time, for 4% of its flops.)
-template <typename Rows, int NR>
+// 32-row tile's time, for 4% of its flops.) It prefetches the next tile's
+// kPrefetchRows rows, as skinny_tile does.
+template <typename Rows, int NR, int kPrefetchRows>
 void skinny_tile_16_rows(int64_t kc, float alpha, const void* a, int64_t lda, const float* b, int64_t b_step,
-                         float beta, float* c, int64_t ldc, const void* a_next, __mmask16 mask_lo, __mmask16) {
+                         float beta, float* c, int64_t ldc, SkinnyPrefetch next, __mmask16 mask_lo, __mmask16) {
     using T = typename Rows::T;
     const T* at = static_cast<const T*>(a);
-    const T* next = static_cast<const T*>(a_next);
+    const T* a_next = static_cast<const T*>(next.a);
+    const PrefetchMode mode = prefetch_mode(next);
+    SpreadPrefetchRows<T, kPrefetchRows> spread(next, lda * Rows::kBytes);
     __m512 lo[NR];
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j) lo[j] = _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-        if (next != nullptr) _mm_prefetch(reinterpret_cast<const char*>(next + p * lda), _MM_HINT_T0);
+        if (mode == PrefetchMode::whole_columns)
+            for (int line = 0; line < kPrefetchRows * Rows::kBytes; line += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(a_next + p * lda) + line, _MM_HINT_T0);
+        if (mode == PrefetchMode::spread) spread.step();
         const __m512 a_lo = Rows::load_first(at + p * lda, mask_lo);
 #pragma GCC unroll 12
         for (int j = 0; j < NR; ++j) lo[j] = _mm512_fmadd_ps(a_lo, _mm512_set1_ps(b[j]), lo[j]);
         b += b_step;
     }
+    if (mode == PrefetchMode::spread) spread.finish();
     const __m512 valpha = _mm512_set1_ps(alpha);
     const __m512 vbeta = _mm512_set1_ps(beta);
 #pragma GCC unroll 12
@@ -157,15 +186,17 @@ void skinny_tile_16_rows(int64_t kc, float alpha, const void* a, int64_t lda, co
 }
 
 using SkinnyTile = void (*)(int64_t, float, const void*, int64_t, const float*, int64_t, float, float*, int64_t,
-                            const void*, __mmask16, __mmask16);
+                            SkinnyPrefetch, __mmask16, __mmask16);
 
-template <typename Rows>
+template <typename Rows, int kPrefetchRows>
 constexpr SkinnyTile kTile16RowsForNr[kNR + 1] = {
     nullptr,
-    skinny_tile_16_rows<Rows, 1>,  skinny_tile_16_rows<Rows, 2>,  skinny_tile_16_rows<Rows, 3>,
-    skinny_tile_16_rows<Rows, 4>,  skinny_tile_16_rows<Rows, 5>,  skinny_tile_16_rows<Rows, 6>,
-    skinny_tile_16_rows<Rows, 7>,  skinny_tile_16_rows<Rows, 8>,  skinny_tile_16_rows<Rows, 9>,
-    skinny_tile_16_rows<Rows, 10>, skinny_tile_16_rows<Rows, 11>, skinny_tile_16_rows<Rows, 12>};
+    skinny_tile_16_rows<Rows, 1, kPrefetchRows>,  skinny_tile_16_rows<Rows, 2, kPrefetchRows>,
+    skinny_tile_16_rows<Rows, 3, kPrefetchRows>,  skinny_tile_16_rows<Rows, 4, kPrefetchRows>,
+    skinny_tile_16_rows<Rows, 5, kPrefetchRows>,  skinny_tile_16_rows<Rows, 6, kPrefetchRows>,
+    skinny_tile_16_rows<Rows, 7, kPrefetchRows>,  skinny_tile_16_rows<Rows, 8, kPrefetchRows>,
+    skinny_tile_16_rows<Rows, 9, kPrefetchRows>,  skinny_tile_16_rows<Rows, 10, kPrefetchRows>,
+    skinny_tile_16_rows<Rows, 11, kPrefetchRows>, skinny_tile_16_rows<Rows, 12, kPrefetchRows>};
 
 // Whether Rows says its first vector holds rows 0-15 (a trait only some loaders have).
 template <typename Rows, typename = void>
@@ -178,22 +209,26 @@ struct FirstVectorIsRows0To15<Rows, std::void_t<decltype(Rows::kFirstVectorIsRow
 };
 
 // One instance per width: full tiles (all 32 rows, kFull) and edge tiles (masked rows).
-template <typename Rows, bool kFull>
+template <typename Rows, bool kFull, int kPrefetchRows>
 constexpr SkinnyTile kTileForNr[kNR + 1] = {
     nullptr,
-    skinny_tile<Rows, 1, kFull>, skinny_tile<Rows, 2, kFull>,  skinny_tile<Rows, 3, kFull>,
-    skinny_tile<Rows, 4, kFull>, skinny_tile<Rows, 5, kFull>,  skinny_tile<Rows, 6, kFull>,
-    skinny_tile<Rows, 7, kFull>, skinny_tile<Rows, 8, kFull>,  skinny_tile<Rows, 9, kFull>,
-    skinny_tile<Rows, 10, kFull>, skinny_tile<Rows, 11, kFull>, skinny_tile<Rows, 12, kFull>};
+    skinny_tile<Rows, 1, kFull, kPrefetchRows>,  skinny_tile<Rows, 2, kFull, kPrefetchRows>,
+    skinny_tile<Rows, 3, kFull, kPrefetchRows>,  skinny_tile<Rows, 4, kFull, kPrefetchRows>,
+    skinny_tile<Rows, 5, kFull, kPrefetchRows>,  skinny_tile<Rows, 6, kFull, kPrefetchRows>,
+    skinny_tile<Rows, 7, kFull, kPrefetchRows>,  skinny_tile<Rows, 8, kFull, kPrefetchRows>,
+    skinny_tile<Rows, 9, kFull, kPrefetchRows>,  skinny_tile<Rows, 10, kFull, kPrefetchRows>,
+    skinny_tile<Rows, 11, kFull, kPrefetchRows>, skinny_tile<Rows, 12, kFull, kPrefetchRows>};
 
-// The kernel of GemmSkinnyUkr (gemm_kernel.h) for A read as Rows reads it.
-template <typename Rows>
+// The kernel of GemmSkinnyUkr (gemm_kernel.h) for A read as Rows reads it,
+// prefetching kPrefetchRows rows of the next tile (the caller's tile height).
+template <typename Rows, int kPrefetchRows = kMR>
 void skinny_kernel(int64_t mr, int64_t nr, int64_t kc, float alpha, const void* a, int64_t lda, const float* b,
-                   int64_t b_step, float beta, float* c, int64_t ldc, const void* a_next) {
-    SkinnyTile tile = mr == kMR ? kTileForNr<Rows, true>[nr] : kTileForNr<Rows, false>[nr];
+                   int64_t b_step, float beta, float* c, int64_t ldc, SkinnyPrefetch next) {
+    SkinnyTile tile =
+        mr == kMR ? kTileForNr<Rows, true, kPrefetchRows>[nr] : kTileForNr<Rows, false, kPrefetchRows>[nr];
     if constexpr (FirstVectorIsRows0To15<Rows>::value)
-        if (mr <= kMR / 2) tile = kTile16RowsForNr<Rows>[nr];
-    tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, a_next, first_lanes(mr), first_lanes(mr - kMR / 2));
+        if (mr <= kMR / 2) tile = kTile16RowsForNr<Rows, kPrefetchRows>[nr];
+    tile(kc, alpha, a, lda, b, b_step, beta, c, ldc, next, first_lanes(mr), first_lanes(mr - kMR / 2));
 }
 
 }  // namespace
