@@ -2519,7 +2519,8 @@ TEST(Kernels, DriverSkinnyTransAPathForEachKernelThatHasOne) {
 }
 
 // Each kernel's transposing copy (the skinny path on C^T gathers and scatters
-// C with it): every size around its 16 x 16 blocks, padded leading
+// C with it, the skinny sweep copies B with it): every size around its 16 x
+// 16 and 16 x 8 blocks, padded leading
 // dimensions on both sides; each value moved bit for bit (NaN payloads and
 // signed zeros included), and dst's padding, and everything past the block in
 // either buffer, left alone.
@@ -2531,7 +2532,7 @@ TEST(Kernels, TransposeCopiesEveryElementAndNothingElse) {
         ++kernels;
         SCOPED_TRACE(ker->name);
         for (int64_t rows : {1, 2, 15, 16, 17, 31, 33, 64})
-            for (int64_t cols : {1, 3, 16, 17, 40}) {
+            for (int64_t cols : {1, 3, 8, 16, 17, 24, 40}) {  // 8, 24, 40: whole 16 x 8 blocks
                 const int64_t lds = rows + 3, ldd = cols + 5;
                 std::vector<float> src(size_t(lds * cols + 16)), dst(size_t(ldd * rows + 16));
                 for (float& x : src) {
