@@ -54,14 +54,14 @@ struct RowsInOrder {
     static void to_row_order(__m512 (&)[NR], __m512 (&)[NR]) {}
 };
 
-// The tile's accumulators: lo[j] and hi[j] hold column j's rows as Rows's
-// two vectors do (rows 0-15 and 16-31 for RowsInOrder).
 // The spread prefetch of a column of kRows rows of T: the one, two or three lines they span.
 template <typename T, int kRows>
 using SpreadPrefetchRows = std::conditional_t<
     kRows * sizeof(T) <= 64, SpreadPrefetch<3, 0>,
     std::conditional_t<kRows * sizeof(T) <= 128, SpreadPrefetch<3, 0, 64>, SpreadPrefetch<3, 0, 64, 128>>>;
 
+// The tile's accumulators: lo[j] and hi[j] hold column j's rows as Rows's
+// two vectors do (rows 0-15 and 16-31 for RowsInOrder).
 // kMode: also bring in next's kPrefetchRows rows (the tile the driver computes
 // next: 32 rows for this kernel, 48 where the tall kernel runs its tiles of
 // at most 32 rows here) as skinny_prefetch.h says, into L1: whole columns, the
