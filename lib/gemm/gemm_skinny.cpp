@@ -624,7 +624,8 @@ struct BChunks {
 // Tiles [tile_first, tile_last) of `tiles`, in blocks of rows: for each block,
 // every chunk of k steps, each tile of the block. The kernel prefetches the
 // tile prefetch_tiles_ahead further on in that order (past a block's last
-// tile, the same block's first tiles of the next chunk).
+// tile, the same block's first tiles of the next chunk), its column groups
+// sharing that prefetch where spread_prefetch says (group_prefetch).
 void sweep_rows(const GemmArgs& g, const SweepKernels& kernels, const RowTiles& tiles, int64_t tile_first,
                 int64_t tile_last, int64_t chunk, bool a_from_memory, bool spread_prefetch, SweepOutput out,
                 float* c_scratch, BChunks& b_chunks) {
@@ -770,6 +771,7 @@ ridge_status sweep(const GemmArgs& g, const GemmKernel& ker, int threads, bool a
             const int64_t first = share_first + share_tiles * kPieceEndsInEighths[j] / 8;
             const int64_t last = share_first + share_tiles * kPieceEndsInEighths[j + 1] / 8;
             if (first < last)
+                // A team keeps the first group's prefetch (group_prefetch: measured no better spread).
                 sweep_rows(g, kernels, tiles, first, last, chunk, a_from_memory, false, out, scratch, b_chunks);
         });
     });
