@@ -883,9 +883,6 @@ TEST(Kernels, DriverSkinnyPathForEachKernelThatHasOne) {
     }
 }
 
-// Which tile the skinny sweep runs (gemm_skinny.cpp, uses_tall_tiles): a spy
-// kernel counts the calls to each of the kernel's two skinny kernels, which it
-// forwards, so C is still checked.
 // A one-thread plan on the skinny path whose kernel is spy: real with its
 // skinny tiles (its own and the tall one) replaced by `own` and `tall`.
 ridge::GemmPlan one_thread_skinny_plan(const ridge::GemmKernel& real, ridge::GemmKernel& spy, ridge::GemmSkinnyUkr own,
@@ -899,6 +896,9 @@ ridge::GemmPlan one_thread_skinny_plan(const ridge::GemmKernel& real, ridge::Gem
     return plan;
 }
 
+// Which tile the skinny sweep runs (gemm_skinny.cpp, uses_tall_tiles): a spy
+// kernel counts the calls to each of the kernel's two skinny kernels, which it
+// forwards, so C is still checked.
 struct SkinnySpy {
     const ridge::GemmKernel* real = nullptr;
     int own = 0, tall = 0;
@@ -1003,8 +1003,9 @@ TEST(Kernels, DriverSkinnySweepSpreadsTheTileAheadOverItsColumnGroups) {
             bool from_memory;
             int64_t n, groups, steps;  // column groups of a tile, steps a column (1: the first group alone)
         };
-        // 6 tiles of 48 rows (or 9 of 32), lda off the multiples of 1 KiB: chunks of 256 and 80 steps on
-        // the tall tiles from memory, 64 on the kernel's own (n = 36).
+        // 288 rows (A starts off a cache line: a head tile, then tiles of 48 or 32 rows), lda off the
+        // multiples of 1 KiB: chunks of 256 and 80 steps on the tall tiles from memory, 64 on the
+        // kernel's own (n = 36).
         const Case cases[] = {{true, 64, 8, 8}, {true, 24, 3, 3}, {true, 48, 6, 6},  {true, 128, 16, 8},
                               {true, 36, 3, 3}, {true, 16, 2, 1}, {false, 64, 8, 1}, {false, 40, 5, 1}};
         for (const Case& t : cases) {
