@@ -247,7 +247,11 @@ int64_t prefetch_tiles_ahead(int64_t n, int64_t MR, int64_t chunk, int64_t bytes
 // (2048 x 64 / 32 x 512 1.02 / 1.03); 16-column chunks (AVX2's 16 x 6 tile,
 // 4000 x 18 x 4000, 3 groups) 0.83-0.84; 2 threads 4096 x 64 x 4096 0.96 /
 // 0.96 and 0.97 / 0.99 with the slots swapped, 4096 x 32 x 4096 0.85, in a
-// spell where two copies of one build read 0.96-1.01 there.
+// spell where two copies of one build read 0.96-1.01 there; later, each pair
+// of runs in both slot orders (2 threads gave the build in the first slot up
+// to 25% more at 4096 x 32 x 4096, either build), their geometric mean:
+// 4096 x 64 x 4096 0.99 / 1.01, 4096 x 32 x 4096 1.02 / 1.03, 8192 x 48 x
+// 8192 0.93 / 0.95.
 constexpr int64_t kMinSpreadGroups = 3;
 constexpr int64_t kMinSpreadChunk = 64;
 constexpr int64_t kMaxSpreadSteps = 8;
