@@ -753,10 +753,11 @@ void check_skinny_kernel(ridge::GemmSkinnyUkr skinny, const std::string& name, i
                 c.fill_random(rng);
                 if (beta == 0.0f) c.fill(quiet_nan());
 
-                // The prefetch on: whole columns, or spread over 3 or 8 steps a column.
+                // The prefetch on: whole columns, or spread over 2 (fewer steps than a tall tile's
+                // lines), 3 or 8 steps a column.
+                const int64_t spread_steps[] = {1, 2, 3, 8};
                 const ridge::SkinnyPrefetch next =
-                    prefetch ? ridge::SkinnyPrefetch{a.data(), serial % 3 == 0 ? 1 : serial % 3 == 1 ? 3 : 8}
-                             : ridge::SkinnyPrefetch{};
+                    prefetch ? ridge::SkinnyPrefetch{a.data(), spread_steps[serial % 4]} : ridge::SkinnyPrefetch{};
                 skinny(mr, nr, k, alpha, a.data(), lda, b.data(), b_step, beta, c.data(), c.ld(), next);
                 const int upper_dirty = ridge::upper_vector_state_in_use();
 
